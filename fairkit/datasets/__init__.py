@@ -1,0 +1,9 @@
+"""Synthetic generators and loaders of local copies of public data sets.
+
+Loaders read from ``data_home=`` or the ``FAIRKIT_DATA`` environment variable,
+verify checksums and never download anything.
+"""
+
+from fairkit.datasets._base import DataFileError, get_data_home
+
+__all__ = ["DataFileError", "get_data_home"]

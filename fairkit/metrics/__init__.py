@@ -1,0 +1,3 @@
+"""Group fairness, clustering, ranking and independence metrics, and fairness scorers."""
+
+__all__ = []

@@ -1,0 +1,269 @@
+"""Sensitive features: validation, lookup in X, and encoding into groups.
+
+Every fairkit estimator takes its sensitive features one of two ways, never both:
+
+* an explicit ``sensitive_features=`` keyword of ``fit`` (and of ``predict`` where
+  the method needs them there), which scikit-learn's metadata routing can request
+  through ``Pipeline``, ``GridSearchCV`` and ``cross_validate``;
+* a constructor parameter ``sensitive_cols`` naming columns of ``X`` (by name or
+  position). The columns stay in ``X``; this is the path that works where metadata
+  cannot reach ``predict``, such as scorers.
+
+Several columns form intersectional groups (one group per observed combination).
+Without any sensitive features the estimator warns with
+:class:`~fairkit.exceptions.FairkitWarning` and treats all samples as one group.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from sklearn.utils.validation import _num_samples
+
+from fairkit.exceptions import FairkitWarning
+
+__all__ = [
+    "NO_GROUP",
+    "check_sensitive_features",
+    "encode_groups",
+    "fit_groups",
+    "predict_groups",
+    "resolve_sensitive_features",
+]
+
+#: The single group of an estimator fitted without sensitive features (``groups_ == [NO_GROUP]``).
+NO_GROUP = "all samples"
+
+
+def check_sensitive_features(sensitive_features, n_samples=None):
+    """Validate sensitive features and return them as a DataFrame.
+
+    Parameters
+    ----------
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)
+        A 1-D or 2-D array, list, Series or DataFrame.
+    n_samples : int, default=None
+        The number of samples they must describe.
+
+    Returns
+    -------
+    frame : DataFrame of shape (n_samples, n_columns)
+        With a fresh ``RangeIndex``; column names are kept from a Series or
+        DataFrame and are ``sensitive_feature_<i>`` otherwise.
+
+    Raises
+    ------
+    ValueError
+        If the values are empty, not 1-D or 2-D, of the wrong length, or hold
+        missing values (NaN or None).
+
+    Examples
+    --------
+    >>> from fairkit.utils.validation import check_sensitive_features
+    >>> check_sensitive_features(["a", "b", "a"]).shape
+    (3, 1)
+    """
+    if sparse.issparse(sensitive_features):
+        raise TypeError("sensitive_features must be dense (array, list, Series or DataFrame), "
+                        "got a sparse matrix.")
+    if isinstance(sensitive_features, pd.DataFrame):
+        frame = sensitive_features.reset_index(drop=True)
+    elif isinstance(sensitive_features, pd.Series):
+        name = sensitive_features.name if sensitive_features.name is not None else "sensitive_feature_0"
+        frame = sensitive_features.reset_index(drop=True).to_frame(name=name)
+    else:
+        values = np.asarray(sensitive_features, dtype=object if _is_ragged(sensitive_features) else None)
+        if values.ndim == 1:
+            values = values[:, None]
+        if values.ndim != 2:
+            raise ValueError(f"sensitive_features must be 1-D or 2-D, got an array of shape {values.shape}.")
+        frame = pd.DataFrame(values, columns=[f"sensitive_feature_{i}" for i in range(values.shape[1])])
+    if frame.shape[1] == 0 or frame.shape[0] == 0:
+        raise ValueError(f"sensitive_features is empty (shape {frame.shape}).")
+    if n_samples is not None and frame.shape[0] != n_samples:
+        raise ValueError(f"sensitive_features has {frame.shape[0]} rows but X has {n_samples} samples; "
+                         "they must describe the same samples.")
+    missing = frame.isna().sum()
+    if missing.any():
+        where = ", ".join(f"{col!r} ({count} rows)" for col, count in missing[missing > 0].items())
+        raise ValueError(f"sensitive_features holds missing values (NaN or None) in column {where}; "
+                         "fill them or drop those samples.")
+    return frame
+
+
+def _is_ragged(values):
+    try:
+        np.asarray(values)
+    except ValueError:
+        return True
+    return False
+
+
+def resolve_sensitive_features(estimator, X, sensitive_features):
+    """Find the sensitive features of ``X``: the explicit argument or ``estimator.sensitive_cols``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Its ``sensitive_cols`` attribute (if any) names columns of ``X`` by name or position.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        The samples.
+    sensitive_features : array-like or None
+        The explicit sensitive features.
+
+    Returns
+    -------
+    frame : DataFrame of shape (n_samples, n_columns) or None
+        The validated sensitive features, or ``None`` when neither source gives any.
+
+    Raises
+    ------
+    ValueError
+        If both sources are given, a named column does not exist, or the values
+        are invalid (see :func:`check_sensitive_features`).
+    """
+    cols = getattr(estimator, "sensitive_cols", None)
+    if cols is None:
+        if sensitive_features is None:
+            return None
+        return check_sensitive_features(sensitive_features, _num_samples(X))
+    if sensitive_features is not None:
+        raise ValueError(f"{type(estimator).__name__} got sensitive features twice: through "
+                         f"sensitive_cols={cols!r} and as the sensitive_features argument. "
+                         "Give exactly one of them.")
+    cols = [cols] if isinstance(cols, str | numbers.Integral) else list(cols)
+    if not cols:
+        raise ValueError("sensitive_cols is empty; give None or at least one column.")
+    if isinstance(X, pd.DataFrame):
+        by_name = [c for c in cols if not isinstance(c, numbers.Integral)]
+        unknown = [c for c in by_name if c not in X.columns]
+        if unknown:
+            raise ValueError(f"sensitive_cols names columns {unknown} that X does not have; "
+                             f"X has columns {list(X.columns)}.")
+        positions = [X.columns.get_loc(c) if c in by_name else c for c in cols]
+        _check_positions(positions, X.shape[1])
+        return check_sensitive_features(X.iloc[:, positions])
+    if any(not isinstance(c, numbers.Integral) for c in cols):
+        raise ValueError(f"sensitive_cols={cols!r} names columns, but X has no column names "
+                         "(pass a DataFrame, or give column positions).")
+    X = X.toarray() if sparse.issparse(X) else np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D to take sensitive_cols from it, got shape {X.shape}.")
+    _check_positions(cols, X.shape[1])
+    return check_sensitive_features(X[:, cols])
+
+
+def _check_positions(positions, n_columns):
+    bad = [p for p in positions if not -n_columns <= p < n_columns]
+    if bad:
+        raise ValueError(f"sensitive_cols positions {bad} are out of range for X with {n_columns} columns.")
+
+
+def _group_index(frame):
+    return pd.Index(frame.iloc[:, 0]) if frame.shape[1] == 1 else pd.MultiIndex.from_frame(frame)
+
+
+def encode_groups(frame, groups=None):
+    """Encode sensitive features as group codes; several columns give intersectional groups.
+
+    Parameters
+    ----------
+    frame : DataFrame of shape (n_samples, n_columns)
+        Validated sensitive features (see :func:`check_sensitive_features`).
+    groups : ndarray, default=None
+        Known groups (an estimator's ``groups_``). ``None`` learns them from
+        ``frame``: sorted when the values can be sorted, else in order of appearance.
+
+    Returns
+    -------
+    groups : ndarray of shape (n_groups,)
+        The group labels: values for one column, tuples of values for several.
+    codes : ndarray of int of shape (n_samples,)
+        ``groups[codes[i]]`` is the group of sample ``i``.
+
+    Raises
+    ------
+    ValueError
+        If ``groups`` is given and ``frame`` holds a group not among them, or
+        has a different number of columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairkit.utils.validation import encode_groups
+    >>> groups, codes = encode_groups(pd.DataFrame({"sex": ["F", "M", "F"], "race": [1, 1, 2]}))
+    >>> [tuple(g) for g in groups], codes.tolist()
+    [('F', 1), ('F', 2), ('M', 1)], [0, 2, 1]
+    """
+    index = _group_index(frame)
+    if groups is None:
+        try:
+            codes, uniques = index.factorize(sort=True)
+        except TypeError:  # values of mixed types cannot be sorted
+            codes, uniques = index.factorize()
+        return uniques.to_numpy(), codes.astype(np.intp)
+    n_columns = len(groups[0]) if isinstance(groups[0], tuple) else 1
+    if frame.shape[1] != n_columns:
+        raise ValueError(f"The estimator was fitted with {n_columns} sensitive feature column(s), "
+                         f"got {frame.shape[1]}.")
+    known = pd.MultiIndex.from_tuples(list(groups)) if n_columns > 1 else pd.Index(groups)
+    codes = known.get_indexer(index)
+    if (codes < 0).any():
+        unseen = index[codes < 0].unique()
+        shown = ", ".join(repr(g) for g in unseen[:5]) + (", ..." if len(unseen) > 5 else "")
+        raise ValueError(f"sensitive_features holds {len(unseen)} group(s) not seen during fit: "
+                         f"{shown}. Known groups: {list(groups)}.")
+    return groups, codes.astype(np.intp)
+
+
+def fit_groups(estimator, X, sensitive_features):
+    """Find and encode the sensitive groups at fit time.
+
+    The caller stores ``groups`` as ``groups_`` once the whole fit has succeeded.
+    Without sensitive features this warns with :class:`~fairkit.exceptions.FairkitWarning`
+    and returns the single group :data:`NO_GROUP`.
+
+    Returns
+    -------
+    groups : ndarray of shape (n_groups,)
+        The group labels.
+    codes : ndarray of int of shape (n_samples,)
+        The group of each sample, as an index into ``groups``.
+    """
+    frame = resolve_sensitive_features(estimator, X, sensitive_features)
+    if frame is None:
+        warnings.warn(f"{type(estimator).__name__} got no sensitive features (neither "
+                      "sensitive_features nor sensitive_cols); all samples are treated as one group, "
+                      "which is the unconstrained method.", FairkitWarning, stacklevel=3)
+        return np.array([NO_GROUP], dtype=object), np.zeros(_num_samples(X), dtype=np.intp)
+    return encode_groups(frame)
+
+
+def predict_groups(estimator, X, sensitive_features):
+    """Encode the sensitive groups of new samples with the fitted ``estimator.groups_``.
+
+    Returns
+    -------
+    codes : ndarray of int of shape (n_samples,)
+        The group of each sample, as an index into ``estimator.groups_``.
+
+    Raises
+    ------
+    ValueError
+        If a group was not seen during fit, or sensitive features are missing
+        although the estimator was fitted with them (or the other way round).
+    """
+    groups = estimator.groups_
+    frame = resolve_sensitive_features(estimator, X, sensitive_features)
+    fitted_without = len(groups) == 1 and isinstance(groups[0], str) and groups[0] == NO_GROUP
+    if frame is None:
+        if not fitted_without:
+            raise ValueError(f"{type(estimator).__name__} was fitted with sensitive features; "
+                             "give them here too (sensitive_features=...).")
+        return np.zeros(_num_samples(X), dtype=np.intp)
+    if fitted_without:
+        raise ValueError(f"{type(estimator).__name__} was fitted without sensitive features, "
+                         "so it cannot use them now; refit with sensitive_features.")
+    return encode_groups(frame, groups)[1]
