@@ -14,12 +14,17 @@ def fairkit_estimators():
 
 @hookimpl
 def fairkit_metrics():
-    return {}
+    from fairkit import metrics
+
+    return {name: getattr(metrics, name) for name in metrics.__all__ if not name.startswith("make_")}
 
 
 @hookimpl
 def fairkit_datasets():
-    return {}
+    from fairkit import datasets
+
+    return {name: getattr(datasets, name) for name in datasets.__all__
+            if name.startswith(("load_", "make_"))}
 
 
 @hookimpl

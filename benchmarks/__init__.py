@@ -1,0 +1,1 @@
+"""Side-by-side benchmarks of fairkit against its peers (see benchmarks/README.md)."""

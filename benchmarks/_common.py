@@ -1,0 +1,91 @@
+"""What every benchmark shares: timing by median of repeats, peak memory, machine info, results files.
+
+A benchmark module ``benchmarks/bench_NAME.py`` defines ``run(quick=False) -> dict`` and
+ends with ``if __name__ == "__main__": main(NAME, run)``; its results go to
+``benchmarks/results/NAME.json``. Speed claims are ratios against a peer measured
+in the same run on the same data.
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def median_time(fn, repeats=3):
+    """Call ``fn()`` ``repeats`` times; return (median seconds, last result)."""
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def peak_traced_memory(fn):
+    """Call ``fn()`` once under tracemalloc; return (peak bytes of Python and NumPy allocations, result).
+
+    Allocations made outside Python's allocator hooks (torch tensors, HiGHS, BLAS
+    workspaces) are not counted; use :func:`max_rss` for the whole process.
+    """
+    tracemalloc.start()
+    try:
+        result = fn()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak, result
+
+
+def max_rss():
+    """Peak resident set size of this process so far, in bytes (Linux and macOS)."""
+    import resource
+
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss if sys.platform == "darwin" else rss * 1024
+
+
+def _version(package):
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
+
+
+def machine_info(packages=("fairkit", "numpy", "scipy", "scikit-learn")):
+    """Describe the machine and the versions of ``packages``."""
+    return {
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "versions": {name: _version(name) for name in packages},
+    }
+
+
+def write_results(name, payload, packages=("fairkit", "numpy", "scipy", "scikit-learn")):
+    """Write ``payload`` with machine info to ``benchmarks/results/NAME.json``; return the path."""
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps({"benchmark": name, "machine": machine_info(packages), **payload},
+                               indent=2, default=float) + "\n")
+    return path
+
+
+def main(name, run, packages=("fairkit", "numpy", "scipy", "scikit-learn")):
+    """Command line of one benchmark: ``python -m benchmarks.bench_NAME [--quick]``."""
+    parser = argparse.ArgumentParser(description=f"Run the {name} benchmark.")
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+    args = parser.parse_args()
+    path = write_results(name, run(quick=args.quick), packages)
+    print(f"wrote {path}")
