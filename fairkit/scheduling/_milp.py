@@ -1,0 +1,192 @@
+"""Exact minimum makespan on unrelated machines (R||Cmax) by mixed-integer programming.
+
+The exact maximin share of a group is the minimum makespan of all jobs on ``N``
+copies of its machines, and the best achievable MMS ratio is the minimum makespan
+with every machine's times divided by its group's maximin share: both are this
+MILP. HiGHS is reached through :func:`scipy.optimize.milp`, CBC through PuLP
+(single thread, no log, no files left behind). Only arrays leave this module.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+from fairkit.scheduling._instance import machine_loads
+
+
+@dataclass
+class MakespanSolution:
+    """An assignment, its makespan, and a proven lower bound on the optimal makespan."""
+
+    assignment: np.ndarray
+    makespan: float
+    lower_bound: float
+
+    @property
+    def optimal(self):
+        return self.lower_bound >= self.makespan
+
+
+def min_makespan(P, *, initial, identical_blocks=(), lower=0.0, solver="highs", time_limit=None):
+    """Minimise the makespan of jobs on unrelated machines exactly.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n_jobs, n_machines)
+        Processing times, ``inf`` where a machine cannot run a job.
+    initial : ndarray of shape (n_jobs,)
+        A feasible assignment (a heuristic's); its makespan bounds the search, it
+        warm-starts CBC, and it is returned if the solver finds nothing better.
+    identical_blocks : sequence of arrays of machine indices
+        Machines with equal columns of ``P``; their loads are ordered to break symmetry.
+    lower : float
+        A known lower bound on the optimal makespan.
+    solver : {"highs", "cbc"}
+    time_limit : float or None
+        Seconds; when reached, the best assignment so far is returned with the
+        solver's proven lower bound (CBC through PuLP reports none: ``lower`` is kept).
+
+    Returns
+    -------
+    solution : MakespanSolution
+    """
+    n_jobs, n_machines = P.shape
+    upper = float(machine_loads(P, initial).max())
+    job, machine = np.nonzero(P <= upper)  # a longer job cannot be in a better schedule
+    time = P[job, machine]
+    n_edges = job.size
+    integral = bool(np.all(time == np.round(time)))  # then so is the optimal makespan
+    if integral:
+        lower = float(np.ceil(lower - 1e-9))
+    if upper <= lower:
+        return MakespanSolution(initial, upper, upper)
+    cols = np.arange(n_edges)
+    assign = sparse.csr_array((np.ones(n_edges), (job, cols)), shape=(n_jobs, n_edges))
+    load = sparse.csr_array((time, (machine, cols)), shape=(n_machines, n_edges))
+    long = np.flatnonzero(time > lower)  # p x <= makespan: the LP relaxation then prunes too
+    single = sparse.csr_array((time[long], (np.arange(long.size), long)),
+                              shape=(long.size, n_edges))
+    pairs = np.array([(a, b) for block in identical_blocks for a, b in zip(block[:-1], block[1:])],
+                     dtype=int).reshape(-1, 2)
+    order = load[pairs[:, 0]] - load[pairs[:, 1]]  # load of a >= load of b
+    run = _solve_highs if solver == "highs" else _solve_cbc
+    x, bound, proven = run(assign, sparse.vstack([load, single], format="csr"), order,
+                           initial_x=_edge_values(job, machine, initial), integral=integral,
+                           lower=lower, upper=upper, time_limit=time_limit)
+    assignment, makespan = initial, upper
+    if x is not None:
+        chosen = x > 0.5
+        candidate = np.empty(n_jobs, dtype=int)
+        candidate[job[chosen]] = machine[chosen]
+        candidate_makespan = float(machine_loads(P, candidate).max())
+        if candidate_makespan <= upper:
+            assignment, makespan = candidate, candidate_makespan
+    return MakespanSolution(assignment, makespan, makespan if proven else min(makespan, bound))
+
+
+def _edge_values(job, machine, assignment):
+    return (assignment[job] == machine).astype(float)
+
+
+def _solve_highs(assign, load, order, *, initial_x, integral, lower, upper, time_limit):
+    n_edges = assign.shape[1]
+    makespan_col = sparse.csr_array(-np.ones((load.shape[0], 1)))
+    A = sparse.vstack([
+        sparse.hstack([assign, sparse.csr_array((assign.shape[0], 1))]),
+        sparse.hstack([load, makespan_col]),
+        sparse.hstack([order, sparse.csr_array((order.shape[0], 1))]),
+    ], format="csr")
+    lb = np.concatenate([np.ones(assign.shape[0]), np.full(load.shape[0], -np.inf),
+                         np.zeros(order.shape[0])])
+    ub = np.concatenate([np.ones(assign.shape[0]), np.zeros(load.shape[0]),
+                         np.full(order.shape[0], np.inf)])
+    c = np.zeros(n_edges + 1)
+    c[-1] = 1.0
+    options = {"disp": False, "mip_rel_gap": 0.0}
+    if time_limit is not None:
+        options["time_limit"] = float(time_limit)
+    result = milp(c, integrality=np.r_[np.ones(n_edges), float(integral)],
+                  bounds=Bounds(np.r_[np.zeros(n_edges), lower], np.r_[np.ones(n_edges), upper]),
+                  constraints=LinearConstraint(A, lb, ub), options=options)
+    bound = getattr(result, "mip_dual_bound", None)
+    bound = lower if bound is None or not np.isfinite(bound) else max(lower, float(bound))
+    return (None if result.x is None else result.x[:-1]), bound, result.status == 0
+
+
+def _solve_cbc(assign, load, order, *, initial_x, integral, lower, upper, time_limit):
+    import pulp
+
+    n_edges = assign.shape[1]
+    problem = pulp.LpProblem("makespan", pulp.LpMinimize)
+    x = [pulp.LpVariable(f"x{e}", cat=pulp.LpBinary) for e in range(n_edges)]
+    for var, value in zip(x, initial_x):
+        var.setInitialValue(value)
+    makespan = pulp.LpVariable("makespan", lowBound=lower, upBound=upper,
+                               cat=pulp.LpInteger if integral else pulp.LpContinuous)
+    makespan.setInitialValue(upper)
+    problem += makespan
+    for name, matrix, rhs, sense in (("job", assign, 1.0, pulp.LpConstraintEQ),
+                                     ("load", load, 0.0, pulp.LpConstraintLE),
+                                     ("order", order, 0.0, pulp.LpConstraintGE)):
+        matrix = sparse.csr_array(matrix)
+        for row in range(matrix.shape[0]):
+            start, stop = matrix.indptr[row], matrix.indptr[row + 1]
+            terms = [(x[e], a) for e, a in zip(matrix.indices[start:stop], matrix.data[start:stop])]
+            if name == "load":
+                terms.append((makespan, -1.0))
+            problem += pulp.LpConstraint(pulp.LpAffineExpression(terms), sense=sense, rhs=rhs,
+                                         name=f"{name}{row}")
+    cbc = pulp.PULP_CBC_CMD(msg=False, threads=1, gapRel=0.0, warmStart=True,
+                            timeLimit=time_limit)
+    problem.solve(cbc)
+    found = problem.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
+    values = np.array([v.value() for v in x], dtype=float) if found else None
+    return values, lower, problem.sol_status == pulp.LpSolutionOptimal
+
+
+def exact_mms(P_group, n_copies, *, identical, lower, initial, solver="highs", time_limit=None):
+    """Maximin share of one group: the minimum makespan on ``n_copies`` copies of its machines.
+
+    Parameters
+    ----------
+    P_group : ndarray of shape (n_jobs, n_group_machines)
+    n_copies : int
+        The number of groups.
+    identical : bool
+        Whether the group's machines are identical (all copies then form one
+        symmetric block; otherwise the copies of each machine do).
+    lower : float
+        A lower bound on the maximin share.
+    initial : ndarray of shape (n_jobs,)
+        A feasible assignment to the ``n_copies * n_group_machines`` columns of
+        ``numpy.tile(P_group, n_copies)``.
+    solver, time_limit
+        See :func:`min_makespan`.
+
+    Returns
+    -------
+    solution : MakespanSolution
+        On the tiled machines.
+    """
+    n_machines = P_group.shape[1]
+    columns = np.arange(n_copies * n_machines).reshape(n_copies, n_machines)
+    blocks = [columns.ravel()] if identical else list(columns.T)
+    return min_makespan(np.tile(P_group, n_copies), initial=initial, identical_blocks=blocks,
+                        lower=lower, solver=solver, time_limit=time_limit)
+
+
+def best_ratio_allocation(P, group, shares, *, initial, identical_blocks=(), solver="highs",
+                          time_limit=None):
+    """An allocation minimising ``max_i cost_i / shares_i`` exactly (the best achievable MMS ratio).
+
+    A machine of a group with share 0 may only take jobs of time 0 there.
+    Returns the :class:`MakespanSolution` of the scaled problem: its makespan is
+    the largest ratio.
+    """
+    scale = shares[group]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = np.where(P == 0, 0.0, P / scale)
+    return min_makespan(scaled, initial=initial, identical_blocks=identical_blocks,
+                        solver=solver, time_limit=time_limit)
