@@ -174,7 +174,7 @@ def encode_groups(frame, groups=None):
         Validated sensitive features (see :func:`check_sensitive_features`).
     groups : ndarray, default=None
         Known groups (an estimator's ``groups_``). ``None`` learns them from
-        ``frame``: sorted when the values can be sorted, else in order of appearance.
+        ``frame``, sorted (values of mixed types in pandas' factorize order).
 
     Returns
     -------
@@ -201,7 +201,7 @@ def encode_groups(frame, groups=None):
     if groups is None:
         try:
             codes, uniques = index.factorize(sort=True)
-        except TypeError:  # values of mixed types cannot be sorted
+        except TypeError:  # tuples of mixed types cannot be sorted
             codes, uniques = index.factorize()
         return uniques.to_numpy(), codes.astype(np.intp)
     n_columns = len(groups[0]) if isinstance(groups[0], tuple) else 1
