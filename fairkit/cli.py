@@ -64,9 +64,13 @@ def _demo(args):
     rows = []
     for name in tqdm(names, desc="demos", unit="demo", file=sys.stderr, disable=args.no_progress):
         start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = demos[name](quick=args.quick)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = demos[name](quick=args.quick)
+        except ImportError as exc:  # an optional dependency (e.g. torch) is not installed
+            rows.append([name, "-", "-", "-", "-", f"skipped: {exc}"])
+            continue
         elapsed = time.perf_counter() - start
         rows.append([name, result["metric"], _number(result["before"]), _number(result["after"]),
                      f"{elapsed:.2f}", result.get("note", "")])

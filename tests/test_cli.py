@@ -12,9 +12,13 @@ def gap_demo(*, quick=False):
     return {"metric": "gap", "before": 0.5, "after": 0.25 if quick else 0.125, "note": "toy"}
 
 
+def needs_torch_demo(*, quick=False):
+    raise ImportError('needs torch: pip install "fairkit[nn]"')
+
+
 @hookimpl
 def fairkit_demos():
-    return {"toy": gap_demo}
+    return {"toy": gap_demo, "nn": needs_torch_demo}
 '''
 
 
@@ -42,3 +46,10 @@ def test_demo_runs_registered_demos_and_prints_a_row(install_plugin, capsys):
 def test_demo_unknown_name_exits_2(capsys):
     assert main(["demo", "no-such-demo"]) == 2
     assert "unknown demo(s) no-such-demo" in capsys.readouterr().err
+
+
+def test_demo_with_a_missing_optional_dependency_is_skipped(install_plugin, capsys):
+    install_plugin("demoplug", DEMO_PLUGIN)
+    assert main(["demo", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "skipped: needs torch" in out and any(line.startswith("toy") for line in out.splitlines())

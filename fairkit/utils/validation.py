@@ -195,7 +195,7 @@ def encode_groups(frame, groups=None):
     >>> from fairkit.utils.validation import encode_groups
     >>> groups, codes = encode_groups(pd.DataFrame({"sex": ["F", "M", "F"], "race": [1, 1, 2]}))
     >>> [tuple(g) for g in groups], codes.tolist()
-    [('F', 1), ('F', 2), ('M', 1)], [0, 2, 1]
+    ([('F', 1), ('F', 2), ('M', 1)], [0, 2, 1])
     """
     index = _group_index(frame)
     if groups is None:
