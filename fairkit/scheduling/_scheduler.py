@@ -6,7 +6,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from fairkit.exceptions import FairkitWarning
 from fairkit.scheduling import _identical, _lp
@@ -217,8 +217,11 @@ class MMSScheduler(BaseEstimator):
         """
         return self.fit(X).job_groups_
 
-    def _check_fitted(self):
-        check_is_fitted(self, "assignment_")
+    @classmethod
+    def get_test_params(cls):
+        """Small parameter sets for the common checks (any number of machines >= 2)."""
+        return [{"machine_groups": 2}, {"machine_groups": 1},
+                {"machine_groups": 2, "machine_model": "unrelated"}]
 
 
 def _identical_search(P, group, bounds):
