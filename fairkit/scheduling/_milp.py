@@ -7,6 +7,7 @@ MILP. HiGHS is reached through :func:`scipy.optimize.milp`, CBC through PuLP
 (single thread, no log, no files left behind). Only arrays leave this module.
 """
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,11 +121,12 @@ def _solve_cbc(assign, load, order, *, initial_x, integral, lower, upper, time_l
 
     n_edges = assign.shape[1]
     problem = pulp.LpProblem("makespan", pulp.LpMinimize)
-    x = [pulp.LpVariable(f"x{e}", cat=pulp.LpBinary) for e in range(n_edges)]
+    variable = getattr(problem, "add_variable", pulp.LpVariable)  # PuLP >= 3.3 owns variables
+    x = [variable(f"x{e}", 0, 1, pulp.LpBinary) for e in range(n_edges)]
     for var, value in zip(x, initial_x):
         var.setInitialValue(value)
-    makespan = pulp.LpVariable("makespan", lowBound=lower, upBound=upper,
-                               cat=pulp.LpInteger if integral else pulp.LpContinuous)
+    makespan = variable("makespan", lower, upper,
+                        pulp.LpInteger if integral else pulp.LpContinuous)
     makespan.setInitialValue(upper)
     problem += makespan
     for name, matrix, rhs, sense in (("job", assign, 1.0, pulp.LpConstraintEQ),
@@ -138,12 +140,21 @@ def _solve_cbc(assign, load, order, *, initial_x, integral, lower, upper, time_l
                 terms.append((makespan, -1.0))
             problem += pulp.LpConstraint(pulp.LpAffineExpression(terms), sense=sense, rhs=rhs,
                                          name=f"{name}{row}")
-    cbc = pulp.PULP_CBC_CMD(msg=False, threads=1, gapRel=0.0, warmStart=True,
-                            timeLimit=time_limit)
-    problem.solve(cbc)
+    problem.solve(_cbc_command(pulp, msg=False, threads=1, gapRel=0.0, warmStart=True,
+                               timeLimit=time_limit))
     found = problem.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
     values = np.array([v.value() for v in x], dtype=float) if found else None
     return values, lower, problem.sol_status == pulp.LpSolutionOptimal
+
+
+def _cbc_command(pulp, **options):
+    """CBC installed on its own (``pulp[cbc]``) if present, else the copy bundled with PuLP < 4."""
+    command = pulp.COIN_CMD(**options)
+    if command.available():
+        return command
+    with warnings.catch_warnings():  # PuLP 3.3 deprecates its bundled CBC, removed in PuLP 4
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pulp.PULP_CBC_CMD(**options)
 
 
 def exact_mms(P_group, n_copies, *, identical, lower, initial, solver="highs", time_limit=None):
