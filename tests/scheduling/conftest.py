@@ -41,6 +41,30 @@ def brute_best_ratio(P, group, shares):
     return float((costs / shares).max(axis=1).min())
 
 
+def identical_makespan(sizes, n_machines):
+    """Optimal makespan of jobs on identical machines, by branch and bound."""
+    sizes = sorted((float(s) for s in sizes), reverse=True)
+    lower = max(sizes[0], sum(sizes) / n_machines)
+    best = [sum(sizes)]
+    loads = [0.0] * n_machines
+
+    def place(j, makespan):
+        if makespan >= best[0] or best[0] <= lower:
+            return
+        if j == len(sizes):
+            best[0] = makespan
+            return
+        for k in sorted(set(range(n_machines)), key=loads.__getitem__):
+            if loads[k] in loads[:k]:
+                continue  # a machine with the same load was tried
+            loads[k] += sizes[j]
+            place(j + 1, max(makespan, loads[k]))
+            loads[k] -= sizes[j]
+
+    place(0, 0.0)
+    return best[0]
+
+
 @pytest.fixture(scope="session")
 def oracles():
     """The brute-force oracles, as a namespace."""
@@ -48,4 +72,5 @@ def oracles():
         "makespan": staticmethod(brute_makespan),
         "mms": staticmethod(brute_mms),
         "best_ratio": staticmethod(brute_best_ratio),
+        "identical_makespan": staticmethod(identical_makespan),
     })
