@@ -61,7 +61,7 @@ def check_groups_can_run_all_jobs(P, group, labels):
         runnable = np.isfinite(P[:, group == g]).any(axis=1)
         if not runnable.all():
             job = int(np.flatnonzero(~runnable)[0])
-            raise ValueError(f"Job {job} cannot run on any machine of group {label!r} (all its "
+            raise ValueError(f"Job {job} cannot run on any machine of group {label} (all its "
                              "processing times there are inf), so that group's maximin share is "
                              "infinite and no allocation can approximate it.")
 

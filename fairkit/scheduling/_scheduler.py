@@ -6,7 +6,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_array, validate_data
 
 from fairkit.exceptions import FairkitWarning
 from fairkit.scheduling import _identical, _lp
@@ -155,7 +155,7 @@ class MMSScheduler(BaseEstimator):
         -------
         self : MMSScheduler
         """
-        P = validate_data(self, X, dtype=np.float64, ensure_all_finite=False)
+        P = check_array(X, dtype=np.float64, ensure_all_finite=False)  # self stays untouched
         _check_values(P, "MMSScheduler")
         labels, group = encode_machine_groups(self.machine_groups, P.shape[1])
         check_groups_can_run_all_jobs(P, group, labels)
@@ -182,6 +182,7 @@ class MMSScheduler(BaseEstimator):
         if assignment is None:
             assignment, _ = _lp.lp_rounding(P, bounds.fractional[group])
             guarantee = 2.0
+        validate_data(self, X, dtype=np.float64, ensure_all_finite=False)  # n_features_in_, names
         self._set_fitted(P, labels, group, assignment, bounds.lower, guarantee, model)
         return self
 
