@@ -31,9 +31,11 @@ def fairkit_datasets():
 
 @hookimpl
 def fairkit_search_spaces():
-    return {}
+    return {"MMSScheduler": {"machine_model": ["auto", "unrelated"]}}
 
 
 @hookimpl
 def fairkit_demos():
-    return {}
+    from fairkit.scheduling._demo import demo as mms_scheduling
+
+    return {"mms_scheduling": mms_scheduling}
