@@ -30,8 +30,12 @@ class MakespanSolution:
         return self.lower_bound >= self.makespan
 
 
-def min_makespan(P, *, initial, identical_blocks=(), lower=0.0, solver="highs", time_limit=None):
+def min_makespan(P, *, initial, lower=0.0, solver="highs", time_limit=None):
     """Minimise the makespan of jobs on unrelated machines exactly.
+
+    Binary ``x[j, k]`` for every pair with ``p[j, k]`` at most the initial makespan
+    (a longer job cannot be in a better schedule) and the makespan ``C``; when all
+    those times are integers, so is ``C``, which lets the solver round its bound up.
 
     Parameters
     ----------
@@ -40,8 +44,6 @@ def min_makespan(P, *, initial, identical_blocks=(), lower=0.0, solver="highs", 
     initial : ndarray of shape (n_jobs,)
         A feasible assignment (a heuristic's); its makespan bounds the search, it
         warm-starts CBC, and it is returned if the solver finds nothing better.
-    identical_blocks : sequence of arrays of machine indices
-        Machines with equal columns of ``P``; their loads are ordered to break symmetry.
     lower : float
         A known lower bound on the optimal makespan.
     solver : {"highs", "cbc"}
@@ -55,27 +57,19 @@ def min_makespan(P, *, initial, identical_blocks=(), lower=0.0, solver="highs", 
     """
     n_jobs, n_machines = P.shape
     upper = float(machine_loads(P, initial).max())
-    job, machine = np.nonzero(P <= upper)  # a longer job cannot be in a better schedule
+    job, machine = np.nonzero(P <= upper)
     time = P[job, machine]
-    n_edges = job.size
-    integral = bool(np.all(time == np.round(time)))  # then so is the optimal makespan
+    integral = bool(np.all(time == np.round(time)))
     if integral:
         lower = float(np.ceil(lower - 1e-9))
     if upper <= lower:
         return MakespanSolution(initial, upper, upper)
-    cols = np.arange(n_edges)
-    assign = sparse.csr_array((np.ones(n_edges), (job, cols)), shape=(n_jobs, n_edges))
-    load = sparse.csr_array((time, (machine, cols)), shape=(n_machines, n_edges))
-    long = np.flatnonzero(time > lower)  # p x <= makespan: the LP relaxation then prunes too
-    single = sparse.csr_array((time[long], (np.arange(long.size), long)),
-                              shape=(long.size, n_edges))
-    pairs = np.array([(a, b) for block in identical_blocks for a, b in zip(block[:-1], block[1:])],
-                     dtype=int).reshape(-1, 2)
-    order = load[pairs[:, 0]] - load[pairs[:, 1]]  # load of a >= load of b
+    cols = np.arange(job.size)
+    assign = sparse.csr_array((np.ones(job.size), (job, cols)), shape=(n_jobs, job.size))
+    load = sparse.csr_array((time, (machine, cols)), shape=(n_machines, job.size))
     run = _solve_highs if solver == "highs" else _solve_cbc
-    x, bound, proven = run(assign, sparse.vstack([load, single], format="csr"), order,
-                           initial_x=_edge_values(job, machine, initial), integral=integral,
-                           lower=lower, upper=upper, time_limit=time_limit)
+    x, bound, proven = run(assign, load, initial_x=(initial[job] == machine).astype(float),
+                           integral=integral, lower=lower, upper=upper, time_limit=time_limit)
     assignment, makespan = initial, upper
     if x is not None:
         chosen = x > 0.5
@@ -87,22 +81,16 @@ def min_makespan(P, *, initial, identical_blocks=(), lower=0.0, solver="highs", 
     return MakespanSolution(assignment, makespan, makespan if proven else min(makespan, bound))
 
 
-def _edge_values(job, machine, assignment):
-    return (assignment[job] == machine).astype(float)
-
-
-def _solve_highs(assign, load, order, *, initial_x, integral, lower, upper, time_limit):
-    n_edges = assign.shape[1]
-    makespan_col = sparse.csr_array(-np.ones((load.shape[0], 1)))
+def _solve_highs(assign, load, *, initial_x, integral, lower, upper, time_limit):
+    """HiGHS through scipy.optimize.milp; it takes no start solution."""
+    n_jobs, n_edges = assign.shape
+    n_machines = load.shape[0]
     A = sparse.vstack([
-        sparse.hstack([assign, sparse.csr_array((assign.shape[0], 1))]),
-        sparse.hstack([load, makespan_col]),
-        sparse.hstack([order, sparse.csr_array((order.shape[0], 1))]),
+        sparse.hstack([assign, sparse.csr_array((n_jobs, 1))]),
+        sparse.hstack([load, sparse.csr_array(-np.ones((n_machines, 1)))]),
     ], format="csr")
-    lb = np.concatenate([np.ones(assign.shape[0]), np.full(load.shape[0], -np.inf),
-                         np.zeros(order.shape[0])])
-    ub = np.concatenate([np.ones(assign.shape[0]), np.zeros(load.shape[0]),
-                         np.full(order.shape[0], np.inf)])
+    lb = np.concatenate([np.ones(n_jobs), np.full(n_machines, -np.inf)])
+    ub = np.concatenate([np.ones(n_jobs), np.zeros(n_machines)])
     c = np.zeros(n_edges + 1)
     c[-1] = 1.0
     options = {"disp": False, "mip_rel_gap": 0.0}
@@ -116,30 +104,29 @@ def _solve_highs(assign, load, order, *, initial_x, integral, lower, upper, time
     return (None if result.x is None else result.x[:-1]), bound, result.status == 0
 
 
-def _solve_cbc(assign, load, order, *, initial_x, integral, lower, upper, time_limit):
+def _solve_cbc(assign, load, *, initial_x, integral, lower, upper, time_limit):
+    """CBC through PuLP, warm-started, one thread, no log, its files removed by PuLP."""
     import pulp
 
-    n_edges = assign.shape[1]
     problem = pulp.LpProblem("makespan", pulp.LpMinimize)
     variable = getattr(problem, "add_variable", pulp.LpVariable)  # PuLP >= 3.3 owns variables
-    x = [variable(f"x{e}", 0, 1, pulp.LpBinary) for e in range(n_edges)]
+    x = [variable(f"x{e}", 0, 1, pulp.LpBinary) for e in range(assign.shape[1])]
     for var, value in zip(x, initial_x):
         var.setInitialValue(value)
-    makespan = variable("makespan", lower, upper,
-                        pulp.LpInteger if integral else pulp.LpContinuous)
+    makespan = variable("makespan", lower, upper, pulp.LpInteger if integral else pulp.LpContinuous)
     makespan.setInitialValue(upper)
     problem += makespan
-    for name, matrix, rhs, sense in (("job", assign, 1.0, pulp.LpConstraintEQ),
-                                     ("load", load, 0.0, pulp.LpConstraintLE),
-                                     ("order", order, 0.0, pulp.LpConstraintGE)):
-        matrix = sparse.csr_array(matrix)
+    for name, matrix in (("job", assign), ("load", load)):
         for row in range(matrix.shape[0]):
             start, stop = matrix.indptr[row], matrix.indptr[row + 1]
             terms = [(x[e], a) for e, a in zip(matrix.indices[start:stop], matrix.data[start:stop])]
-            if name == "load":
-                terms.append((makespan, -1.0))
-            problem += pulp.LpConstraint(pulp.LpAffineExpression(terms), sense=sense, rhs=rhs,
-                                         name=f"{name}{row}")
+            if name == "job":
+                constraint = pulp.LpConstraint(pulp.LpAffineExpression(terms),
+                                               sense=pulp.LpConstraintEQ, rhs=1.0)
+            else:
+                constraint = pulp.LpConstraint(pulp.LpAffineExpression(terms + [(makespan, -1.0)]),
+                                               sense=pulp.LpConstraintLE, rhs=0.0)
+            problem += constraint, f"{name}{row}"
     problem.solve(_cbc_command(pulp, msg=False, threads=1, gapRel=0.0, warmStart=True,
                                timeLimit=time_limit))
     found = problem.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
@@ -157,7 +144,7 @@ def _cbc_command(pulp, **options):
         return pulp.PULP_CBC_CMD(**options)
 
 
-def exact_mms(P_group, n_copies, *, identical, lower, initial, solver="highs", time_limit=None):
+def exact_mms(P_group, n_copies, *, lower, initial, solver="highs", time_limit=None):
     """Maximin share of one group: the minimum makespan on ``n_copies`` copies of its machines.
 
     Parameters
@@ -165,9 +152,6 @@ def exact_mms(P_group, n_copies, *, identical, lower, initial, solver="highs", t
     P_group : ndarray of shape (n_jobs, n_group_machines)
     n_copies : int
         The number of groups.
-    identical : bool
-        Whether the group's machines are identical (all copies then form one
-        symmetric block; otherwise the copies of each machine do).
     lower : float
         A lower bound on the maximin share.
     initial : ndarray of shape (n_jobs,)
@@ -181,15 +165,11 @@ def exact_mms(P_group, n_copies, *, identical, lower, initial, solver="highs", t
     solution : MakespanSolution
         On the tiled machines.
     """
-    n_machines = P_group.shape[1]
-    columns = np.arange(n_copies * n_machines).reshape(n_copies, n_machines)
-    blocks = [columns.ravel()] if identical else list(columns.T)
-    return min_makespan(np.tile(P_group, n_copies), initial=initial, identical_blocks=blocks,
-                        lower=lower, solver=solver, time_limit=time_limit)
+    return min_makespan(np.tile(P_group, n_copies), initial=initial, lower=lower, solver=solver,
+                        time_limit=time_limit)
 
 
-def best_ratio_allocation(P, group, shares, *, initial, identical_blocks=(), solver="highs",
-                          time_limit=None):
+def best_ratio_allocation(P, group, shares, *, initial, solver="highs", time_limit=None):
     """An allocation minimising ``max_i cost_i / shares_i`` exactly (the best achievable MMS ratio).
 
     A machine of a group with share 0 may only take jobs of time 0 there.
@@ -199,5 +179,4 @@ def best_ratio_allocation(P, group, shares, *, initial, identical_blocks=(), sol
     scale = shares[group]
     with np.errstate(divide="ignore", invalid="ignore"):
         scaled = np.where(P == 0, 0.0, P / scale)
-    return min_makespan(scaled, initial=initial, identical_blocks=identical_blocks,
-                        solver=solver, time_limit=time_limit)
+    return min_makespan(scaled, initial=initial, solver=solver, time_limit=time_limit)

@@ -57,8 +57,8 @@ def share_bounds(P, group, n_groups, *, exact, solver="highs", time_limit=None):
             if exact:
                 initial = _lp.lst_schedule(np.tile(P_group, n_groups))
         if exact:
-            solution = _milp.exact_mms(P_group, n_groups, identical=identical, lower=lower[g],
-                                       initial=initial, solver=solver, time_limit=time_limit)
+            solution = _milp.exact_mms(P_group, n_groups, lower=lower[g], initial=initial,
+                                       solver=solver, time_limit=time_limit)
             lower[g], upper[g] = max(lower[g], solution.lower_bound), solution.makespan
     return ShareBounds(fractional, lower, upper)
 

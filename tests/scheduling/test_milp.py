@@ -33,13 +33,11 @@ def test_min_makespan_equals_brute_force(solver, seed, oracles):
 def test_known_identical_optima(solver):
     # LPT's tight instance on 3 identical machines: optimum 9 ({5,4},{5,4},{3,3,3})
     sizes = np.array([5, 5, 4, 4, 3, 3, 3], dtype=float)[:, None]
-    solution = exact_mms(sizes, 3, identical=True, lower=0.0, initial=np.arange(7) % 3,
-                         solver=solver)
+    solution = exact_mms(sizes, 3, lower=0.0, initial=np.arange(7) % 3, solver=solver)
     assert solution.optimal and solution.makespan == 9
     # two identical machines, sizes [3, 3, 2, 2, 2]: optimum 6
     sizes = np.array([3, 3, 2, 2, 2], dtype=float)[:, None]
-    solution = exact_mms(sizes, 2, identical=True, lower=0.0, initial=np.zeros(5, dtype=int),
-                         solver=solver)
+    solution = exact_mms(sizes, 2, lower=0.0, initial=np.zeros(5, dtype=int), solver=solver)
     assert solution.optimal and solution.makespan == 6
 
 
