@@ -66,9 +66,11 @@ def ordered_allocation(sizes, group, shares):
     group : ndarray of shape (n_machines,)
         Group of every machine.
     shares : ndarray of shape (n_groups,)
-        Values ``V_i``; for ``V_i >= MMS_i`` the bags are proven to hold every
-        rank that some group sees as at most ``V_i / 3`` (see the user guide) and
-        found to hold all ranks in every instance tested.
+        Values ``V_i``. For ``V_i >= MMS_i`` the bags provably hold every rank when
+        no group sees a rank as longer than ``V_i / 3``, or when the first rank left
+        is longer than that for the group of the last bag (see the user guide); in
+        the remaining case they held all ranks in every instance tested
+        (exhaustively on small ones), without a proof.
 
     Returns
     -------
