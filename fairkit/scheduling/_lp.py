@@ -39,7 +39,7 @@ def _min_max_load(job, machine, weight, n_jobs, n_machines):
 
 
 def fractional_mms(P, n_copies):
-    """Fractional maximin share: the smallest ``T`` for which the pruned LP on ``n_copies`` copies is feasible.
+    """Fractional maximin share: the smallest ``T`` making the pruned LP on ``n_copies`` copies feasible.
 
     The LP on ``n_copies`` copies of the machines, collapsed by symmetry, is
     ``sum_k z[j,k] = 1``, ``sum_j p[j,k] z[j,k] <= n_copies * T``, with
@@ -118,7 +118,7 @@ def lp_rounding(P, thresholds):
         The LP's largest relative load.
     """
     n_jobs, n_machines = P.shape
-    job, machine = np.nonzero(P <= thresholds)
+    job, machine = np.nonzero(thresholds >= P)  # the pruned edges
     time = P[job, machine]
     scale = thresholds[machine]
     weight = np.divide(time, scale, out=np.zeros_like(time), where=scale > 0)

@@ -57,7 +57,7 @@ def min_makespan(P, *, initial, lower=0.0, solver="highs", time_limit=None):
     """
     n_jobs, n_machines = P.shape
     upper = float(machine_loads(P, initial).max())
-    job, machine = np.nonzero(P <= upper)
+    job, machine = np.nonzero(upper >= P)
     time = P[job, machine]
     integral = bool(np.all(time == np.round(time)))
     if integral:
@@ -111,7 +111,7 @@ def _solve_cbc(assign, load, *, initial_x, integral, lower, upper, time_limit):
     problem = pulp.LpProblem("makespan", pulp.LpMinimize)
     variable = getattr(problem, "add_variable", pulp.LpVariable)  # PuLP >= 3.3 owns variables
     x = [variable(f"x{e}", 0, 1, pulp.LpBinary) for e in range(assign.shape[1])]
-    for var, value in zip(x, initial_x):
+    for var, value in zip(x, initial_x, strict=True):
         var.setInitialValue(value)
     makespan = variable("makespan", lower, upper, pulp.LpInteger if integral else pulp.LpContinuous)
     makespan.setInitialValue(upper)
@@ -119,7 +119,8 @@ def _solve_cbc(assign, load, *, initial_x, integral, lower, upper, time_limit):
     for name, matrix in (("job", assign), ("load", load)):
         for row in range(matrix.shape[0]):
             start, stop = matrix.indptr[row], matrix.indptr[row + 1]
-            terms = [(x[e], a) for e, a in zip(matrix.indices[start:stop], matrix.data[start:stop])]
+            terms = [(x[e], a) for e, a in zip(matrix.indices[start:stop], matrix.data[start:stop],
+                                               strict=True)]
             if name == "job":
                 constraint = pulp.LpConstraint(pulp.LpAffineExpression(terms),
                                                sense=pulp.LpConstraintEQ, rhs=1.0)

@@ -33,7 +33,7 @@ def check_within_ratio(sizes, machines, shares):
     assignment = ordered_allocation(np.asarray(sizes, dtype=float), group,
                                     np.asarray(shares, dtype=float))
     assert assignment is not None, "a rank was left with no machine"
-    assert ((0 <= assignment) & (assignment < group.size)).all()
+    assert ((assignment >= 0) & (assignment < group.size)).all()
     loads = machine_loads(np.asarray(sizes, dtype=float), group, assignment)
     assert (loads <= RATIO * np.asarray(shares)[group] + 1e-9).all()
 
@@ -41,7 +41,8 @@ def check_within_ratio(sizes, machines, shares):
 @pytest.mark.parametrize("machines, sizes, shares", SINGLE_PASS_FAILURES)
 def test_bag_filling_handles_the_single_pass_failures(machines, sizes, shares, oracles):
     n_groups = len(machines)
-    assert [oracles.identical_makespan(s, n_groups * m) for s, m in zip(sizes, machines)] == shares
+    exact = [oracles.identical_makespan(s, n_groups * m) for s, m in zip(sizes, machines, strict=True)]
+    assert exact == shares
     check_within_ratio(sizes, machines, shares)
 
 
@@ -52,7 +53,7 @@ def exhaustive(machines, n_jobs, max_size, oracles):
     shares = {(s, m): oracles.identical_makespan(s, n_groups * m)
               for s in sequences for m in set(machines)}
     for combo in itertools.product(sequences, repeat=n_groups):
-        yield combo, [shares[s, m] for s, m in zip(combo, machines)]
+        yield combo, [shares[s, m] for s, m in zip(combo, machines, strict=True)]
 
 
 @pytest.mark.parametrize("machines, n_jobs, max_size", [((1, 3), 5, 4), ((1, 1, 1), 3, 3)])
@@ -76,7 +77,7 @@ def test_exhaustive_larger_instances_stay_within_four_thirds(machines, n_jobs, m
 def test_random_real_jobs_within_four_thirds_of_exact_shares(machines, n_jobs, seed, oracles):
     rng = np.random.default_rng(seed)
     sizes = rng.uniform(0.5, 10, size=(len(machines), n_jobs)).round(1)  # unsorted real jobs
-    shares = [oracles.identical_makespan(s, len(machines) * m) for s, m in zip(sizes, machines)]
+    shares = [oracles.identical_makespan(s, len(machines) * m) for s, m in zip(sizes, machines, strict=True)]
     check_within_ratio(sizes, machines, shares)
 
 
@@ -87,7 +88,8 @@ def test_adversarial_search_never_needs_more_than_four_thirds(oracles):
     group = np.repeat(np.arange(2), machines)
 
     def needed(sizes):
-        shares = np.array([oracles.identical_makespan(s, 2 * m) for s, m in zip(sizes, machines)])
+        shares = np.array([oracles.identical_makespan(s, 2 * m)
+                           for s, m in zip(sizes, machines, strict=True)])
         lo, hi = 1.0, 2.0
         for _ in range(12):
             mid = (lo + hi) / 2
