@@ -103,16 +103,18 @@ class MMSScheduler(BaseEstimator):
 
     Examples
     --------
-    Six jobs, machines 0-1 in group "a" and machine 2 in group "b":
+    Six jobs; machines 0 and 1 (identical) form group "a", machine 2 group "b":
 
     >>> import numpy as np
     >>> from fairkit.scheduling import MMSScheduler
-    >>> X = np.array([[3, 4, 2], [3, 4, 2], [2, 1, 5], [2, 1, 5], [1, 1, 1], [1, 1, 1]])
+    >>> X = np.array([[3, 3, 2], [3, 3, 2], [2, 2, 5], [2, 2, 5], [1, 1, 1], [1, 1, 1]])
     >>> scheduler = MMSScheduler(machine_groups=["a", "a", "b"]).fit(X)
     >>> scheduler.job_groups_.tolist()
     ['b', 'b', 'a', 'a', 'a', 'a']
-    >>> bool((scheduler.mms_ratios_ <= 2).all())
-    True
+    >>> scheduler.group_costs_, scheduler.mms_bounds_
+    (array([3., 4.]), array([3., 8.]))
+    >>> round(scheduler.guarantee_, 4)
+    1.3333
     """
 
     _required_parameters = ["machine_groups"]

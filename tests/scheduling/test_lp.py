@@ -44,7 +44,7 @@ def makespan(P, assignment):
                        minlength=P.shape[1]).max()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(P=instances(), n_copies=st.integers(1, 3))
 def test_fractional_mms_is_the_smallest_feasible_threshold(P, n_copies):
     bound = fractional_mms(P, n_copies)
@@ -86,7 +86,7 @@ def test_lst_on_fairpy_instance():
     assert makespan(P, lst_schedule(P)) == 5.0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(P=instances(max_jobs=7, max_machines=4))
 def test_lst_within_twice_the_bound_and_assigns_every_job_once(P):
     bound = fractional_mms(P, 1)
@@ -96,7 +96,7 @@ def test_lst_within_twice_the_bound_and_assigns_every_job_once(P):
     assert makespan(P, assignment) <= 2 * bound + 1e-7
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(P=instances(max_jobs=8, max_machines=5), thresholds_scale=st.floats(1.0, 3.0))
 def test_rounding_adds_at_most_one_pruned_job_per_machine(P, thresholds_scale):
     thresholds = np.full(P.shape[1], fractional_mms(P, 1) * thresholds_scale)
