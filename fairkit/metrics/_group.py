@@ -80,8 +80,7 @@ def _binary_labels(y_true, y_pred, pos_label):
     Without ``pos_label`` the labels must be in {0, 1} (booleans included) or {-1, 1},
     and 1 is the positive label.
     """
-    values = pd.unique(np.concatenate([np.asarray(y_true, dtype=object),
-                                       np.asarray(y_pred, dtype=object)]))
+    values = pd.unique(np.array([*pd.unique(y_true), *pd.unique(y_pred)], dtype=object))
     if len(values) > 2:
         raise ValueError(f"y_true and y_pred must be binary; together they hold {len(values)} "
                          f"distinct values ({_show(values)}).")
@@ -168,7 +167,7 @@ def selection_rate(y_true, y_pred, *, sensitive_features=None, pos_label=1, samp
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_samples,) or None
         True labels (ignored; kept for a uniform signature, as in fairlearn).
     y_pred : array-like of shape (n_samples,)
         Predicted labels.
@@ -346,6 +345,10 @@ def equalized_odds_difference(y_true, y_pred, *, sensitive_features, agg="worst_
                               pos_label=None, sample_weight=None):
     """Equalized odds gap: the true and false positive rate differences, aggregated.
 
+    Groups where a rate is undefined are left out of its difference, with a
+    warning; if a rate is undefined in every group (no positive, or no negative,
+    samples at all), the other difference alone is returned.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -378,9 +381,12 @@ def equalized_odds_difference(y_true, y_pred, *, sensitive_features, agg="worst_
     if agg not in ("worst_case", "mean"):
         raise ValueError(f"agg must be 'worst_case' or 'mean', got {agg!r}.")
     tpr, fpr, groups, _ = _error_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
-    gaps = [_difference(tpr, groups, "true_positive_rate"),
-            _difference(fpr, groups, "false_positive_rate")]
-    return float(max(gaps) if agg == "worst_case" else np.mean(gaps))
+    gaps = np.array([_difference(tpr, groups, "true_positive_rate"),
+                     _difference(fpr, groups, "false_positive_rate")])
+    gaps = gaps[~np.isnan(gaps)]  # a rate undefined in every group was warned about
+    if not gaps.size:
+        return float("nan")
+    return float(gaps.max() if agg == "worst_case" else gaps.mean())
 
 
 def equalized_odds_deviation(y_true, y_pred, *, sensitive_features, pos_label=None,
