@@ -51,7 +51,7 @@ _RATE_NAMES = {
 # input handling
 
 
-def _check_inputs(y_true, y_pred, sensitive_features, sample_weight):
+def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, grouped=True):
     """Validate the arrays; return y_true, y_pred, weights and the group labels and codes."""
     y_true = column_or_1d(y_true, warn=True)
     y_pred = column_or_1d(y_pred, warn=True)
@@ -60,6 +60,8 @@ def _check_inputs(y_true, y_pred, sensitive_features, sample_weight):
         raise ValueError("y_true and y_pred are empty.")
     weights = _check_sample_weight(sample_weight, y_true, ensure_non_negative=True)
     if sensitive_features is None:
+        if grouped:
+            raise ValueError("sensitive_features is required (got None).")
         groups, codes = None, None
     else:
         frame = check_sensitive_features(sensitive_features, y_true.shape[0])
@@ -140,8 +142,6 @@ def _ratio(rates, groups, rate_name):
 def _selection_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label):
     y_true, y_pred, weights, groups, codes = _check_inputs(y_true, y_pred, sensitive_features,
                                                            sample_weight)
-    if groups is None:
-        raise ValueError("sensitive_features is required (got None).")
     every = np.ones(len(y_pred), dtype=bool)
     return _rates(codes, len(groups), weights, every, y_pred == pos_label), groups
 
@@ -150,8 +150,6 @@ def _error_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label):
     """Per-group TPR and FPR, with the validated inputs."""
     y_true, y_pred, weights, groups, codes = _check_inputs(y_true, y_pred, sensitive_features,
                                                            sample_weight)
-    if groups is None:
-        raise ValueError("sensitive_features is required (got None).")
     positive, predicted = _binary_labels(y_true, y_pred, pos_label)
     tpr = _rates(codes, len(groups), weights, positive, predicted)
     fpr = _rates(codes, len(groups), weights, ~positive, predicted)
@@ -195,7 +193,8 @@ def selection_rate(y_true, y_pred, *, sensitive_features=None, pos_label=1, samp
     y_pred = column_or_1d(y_pred, warn=True)
     y_true = y_pred if y_true is None else y_true
     if sensitive_features is None:
-        y_true, y_pred, weights, _, _ = _check_inputs(y_true, y_pred, None, sample_weight)
+        _, y_pred, weights, _, _ = _check_inputs(y_true, y_pred, None, sample_weight,
+                                                 grouped=False)
         return float(_overall_rate(weights, np.ones(len(y_pred), dtype=bool), y_pred == pos_label))
     rates, groups = _selection_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
     return pd.Series(rates, index=groups, name="selection_rate")
