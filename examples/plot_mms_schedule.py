@@ -21,7 +21,7 @@ groups = np.repeat([0, 1, 2], [1, 2, 3])
 fig, axes = plt.subplots(2, 3, figsize=(12, 5.5))
 for row, kind in enumerate(["unrelated", "identical"]):
     P = make_scheduling_instance(40, groups, kind=kind, max_time=30, random_state=0)
-    scheduler = MMSScheduler(groups, mms="exact", time_limit=20).fit(P)
+    scheduler = MMSScheduler(groups, mms="exact", time_limit=5).fit(P)
     for g, ax in enumerate(axes[row]):
         machines = np.flatnonzero(groups == g)
         for lane, k in enumerate(machines):
