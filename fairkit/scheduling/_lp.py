@@ -156,7 +156,7 @@ def _check_pseudo_forest(job, machine, n_jobs, n_machines):
     _, label = connected_components(graph, directed=False)
     edges = np.bincount(label[job], minlength=label.max() + 1)
     vertices = np.bincount(label)
-    if (edges > vertices).any():  # pragma: no cover - HiGHS dual simplex returns a vertex
+    if (edges > vertices).any():  # HiGHS dual simplex returns a vertex: never seen
         raise RuntimeError("The LP solution is not a vertex: its support is not a pseudo-forest, "
                            "so the rounding's guarantee would not hold.")
 

@@ -8,7 +8,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.optimize import linprog
 
 from fairkit.scheduling import lst_schedule
-from fairkit.scheduling._lp import fractional_mms, lp_rounding
+from fairkit.scheduling._lp import _round_vertex, fractional_mms, lp_rounding
 
 
 def lp_feasible(P, n_copies, T):
@@ -122,3 +122,10 @@ def test_rounding_rejects_thresholds_below_every_machine():
 def test_lst_rejects_bad_input(P, message):
     with pytest.raises(ValueError, match=message):
         lst_schedule(P)
+
+
+def test_rounding_refuses_a_point_that_is_not_a_vertex():
+    # three jobs split evenly over two machines: LP-feasible, but no matching covers them
+    job, machine = np.repeat([0, 1, 2], 2), np.tile([0, 1], 3)
+    with pytest.raises(RuntimeError, match="not a vertex"):
+        _round_vertex(job, machine, np.full(6, 0.5), 3, 2)
