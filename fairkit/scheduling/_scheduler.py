@@ -88,8 +88,10 @@ class MMSScheduler(BaseEstimator):
         on every group's true ratio to its maximin share.
     guarantee_ : float
         The factor proven for this allocation: every group's cost is at most
-        ``guarantee_ * MMS_i`` (2 for the LP rounding, 4/3 for identical machines
-        with exact shares, between the two for identical machines with bounds).
+        ``guarantee_ * MMS_i``. LP rounding: ``1 + lam <= 2``, with ``lam`` the
+        LP's largest relative load. Identical machines: ``4/3`` times the largest
+        ``V_i / MMS_i`` certified (at most 4/3 with exact shares, below 16/9 with
+        bounds, and often below 1).
     machine_model_ : str
         The algorithm used, ``"unrelated"`` or ``"identical"``.
     groups_ : ndarray of shape (n_groups,)
@@ -110,11 +112,11 @@ class MMSScheduler(BaseEstimator):
     >>> X = np.array([[3, 3, 2], [3, 3, 2], [2, 2, 5], [2, 2, 5], [1, 1, 1], [1, 1, 1]])
     >>> scheduler = MMSScheduler(machine_groups=["a", "a", "b"]).fit(X)
     >>> scheduler.job_groups_.tolist()
-    ['b', 'b', 'a', 'a', 'a', 'a']
+    ['b', 'b', 'a', 'a', 'b', 'b']
     >>> scheduler.group_costs_, scheduler.mms_bounds_
-    (array([3., 4.]), array([3., 8.]))
-    >>> round(scheduler.guarantee_, 4)
-    1.3333
+    (array([2., 6.]), array([3., 8.]))
+    >>> float(scheduler.guarantee_)  # every cost is at most 1.0 times its group's MMS
+    1.0
     """
 
     _required_parameters = ["machine_groups"]
@@ -182,8 +184,8 @@ class MMSScheduler(BaseEstimator):
                               "Using the LP rounding (2-MMS) instead.", FairkitWarning,
                               stacklevel=2)
         if assignment is None:
-            assignment, _ = _lp.lp_rounding(P, bounds.fractional[group])
-            guarantee = 2.0
+            assignment, lam = _lp.lp_rounding(P, bounds.fractional[group])
+            guarantee = 1 + lam  # LP load <= lam * LB plus one job <= LB per machine
         validate_data(self, X, dtype=np.float64, ensure_all_finite=False)  # n_features_in_, names
         self._set_fitted(P, labels, group, assignment, bounds.lower, guarantee, model)
         return self
@@ -228,12 +230,16 @@ class MMSScheduler(BaseEstimator):
 
 
 def _identical_search(P, group, bounds):
-    """Run the 4/3 rule with the smallest values between the bounds for which it succeeds.
+    """Run the 4/3 rule with the smallest values for which it succeeds, found by bisection.
 
-    Tries the lower bounds first (a success is then certified 4/3-MMS), then bisects
-    ``V = lower + t (upper - lower)`` over ``t`` in ``[0, 1]``. Every group's cost is
-    at most ``4/3 V_i``, and ``V_i <= upper_i <= (4/3 - 1/(3 N m_i)) MMS_i`` (LPT) or
-    ``= MMS_i`` when proven, which gives the returned guarantee.
+    The values are ``V(t) = t * lower`` for ``t`` in ``[0, 1]`` and
+    ``lower + (t - 1) (upper - lower)`` for ``t`` in ``[1, 2]``. The rule is tried at
+    ``t = 1`` (a success there is certified 4/3-MMS) and at ``t = 2`` if that fails
+    (``V = upper >= MMS``); the bisection then keeps the smallest success it meets:
+    smaller values balance the bags better and only tighten the certificate. Every
+    group's cost is at most ``4/3 V_i``, and ``V_i <= upper_i``, which is at most
+    ``(4/3 - 1/(3 N m_i)) MMS_i`` (LPT) or ``MMS_i`` when proven: this gives the
+    returned guarantee.
 
     Returns
     -------
@@ -244,22 +250,25 @@ def _identical_search(P, group, bounds):
     first = np.array([np.flatnonzero(group == g)[0] for g in range(n_groups)])
     sizes = P[:, first].T
     lower, upper = bounds.lower, bounds.upper
-    assignment = _identical.ordered_allocation(sizes, group, lower)
-    values = lower
+
+    def values(t):
+        return t * lower if t <= 1 else lower + (t - 1) * (upper - lower)
+
+    lo, hi = 0.0, 1.0
+    assignment = _identical.ordered_allocation(sizes, group, values(hi))
     if assignment is None:
-        values = upper
-        assignment = _identical.ordered_allocation(sizes, group, upper)
+        lo, hi = 1.0, 2.0
+        assignment = _identical.ordered_allocation(sizes, group, values(hi))
         if assignment is None:
             return None, None
-        lo, hi = 0.0, 1.0
-        for _ in range(_BISECTION_STEPS):
-            t = (lo + hi) / 2
-            trial = _identical.ordered_allocation(sizes, group, lower + t * (upper - lower))
-            if trial is None:
-                lo = t
-            else:
-                hi, assignment, values = t, trial, lower + t * (upper - lower)
+    for _ in range(_BISECTION_STEPS):
+        t = (lo + hi) / 2
+        trial = _identical.ordered_allocation(sizes, group, values(t))
+        if trial is None:
+            lo = t
+        else:
+            hi, assignment = t, trial
     machines_per_group = np.bincount(group, minlength=n_groups)
     lpt_ratio = np.where(bounds.proven, 1.0, 4 / 3 - 1 / (3 * n_groups * machines_per_group))
-    over_lower = np.divide(values, lower, out=np.ones(n_groups), where=lower > 0)
+    over_lower = np.divide(values(hi), lower, out=np.ones(n_groups), where=lower > 0)
     return assignment, _identical.RATIO * float(np.minimum(over_lower, lpt_ratio).max())

@@ -45,7 +45,7 @@ def test_unrelated_allocation_is_two_mms(instance, oracles):
     assert (scheduler.mms_bounds_ <= mms + 1e-9).all()
     assert (costs <= scheduler.guarantee_ * mms + 1e-7).all()
     if scheduler.machine_model_ == "unrelated":
-        assert scheduler.guarantee_ == 2.0
+        assert 1 <= scheduler.guarantee_ <= 2 + 1e-7
         assert (costs <= 2 * scheduler.mms_bounds_ + 1e-7).all()
 
 
@@ -57,7 +57,7 @@ def test_identical_allocation_is_four_thirds_mms_with_exact_shares(instance, ora
     scheduler = MMSScheduler(group, mms="exact").fit(P)
     assert scheduler.machine_model_ == "identical"
     np.testing.assert_allclose(scheduler.mms_bounds_, mms)
-    assert scheduler.guarantee_ == pytest.approx(4 / 3)
+    assert scheduler.guarantee_ <= 4 / 3 + 1e-12
     costs = recomputed_costs(P, scheduler.assignment_, group, group.max() + 1)
     assert (costs <= 4 / 3 * mms + 1e-9).all()
 
@@ -69,7 +69,7 @@ def test_identical_with_bounds_keeps_its_certified_guarantee(instance, oracles):
     mms = oracles.mms(P, group)
     scheduler = MMSScheduler(group).fit(P)
     assert (scheduler.mms_bounds_ <= mms + 1e-9).all()
-    assert 4 / 3 - 1e-12 <= scheduler.guarantee_ <= 16 / 9
+    assert scheduler.guarantee_ < 16 / 9
     costs = recomputed_costs(P, scheduler.assignment_, group, group.max() + 1)
     assert (costs <= scheduler.guarantee_ * mms + 1e-9).all()
 
