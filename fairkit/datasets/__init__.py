@@ -5,5 +5,13 @@ verify checksums and never download anything.
 """
 
 from fairkit.datasets._base import DataFileError, get_data_home
+from fairkit.datasets._graphs import load_friendship_network, load_lastfm_asia
+from fairkit.datasets._sbm import make_fair_sbm
 
-__all__ = ["DataFileError", "get_data_home"]
+__all__ = [
+    "DataFileError",
+    "get_data_home",
+    "load_friendship_network",
+    "load_lastfm_asia",
+    "make_fair_sbm",
+]
