@@ -9,7 +9,9 @@ from fairkit.hookspecs import hookimpl
 
 @hookimpl
 def fairkit_estimators():
-    return []
+    from fairkit.cluster import FairSpectralClustering
+
+    return [FairSpectralClustering]
 
 
 @hookimpl
@@ -29,9 +31,19 @@ def fairkit_datasets():
 
 @hookimpl
 def fairkit_search_spaces():
-    return {}
+    return {
+        "FairSpectralClustering": {
+            "n_clusters": [2, 3, 4, 5, 6, 8, 10],
+            "affinity": ["rbf", "nearest_neighbors"],
+            "gamma": [0.01, 0.1, 1.0, 10.0],
+            "n_neighbors": [5, 10, 20, 50],
+            "laplacian": ["normalized", "unnormalized"],
+        },
+    }
 
 
 @hookimpl
 def fairkit_demos():
-    return {}
+    from fairkit.cluster._fair_spectral import demo as fair_spectral_demo
+
+    return {"FairSpectralClustering": fair_spectral_demo}
