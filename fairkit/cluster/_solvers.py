@@ -91,7 +91,7 @@ class FairProblem:
 
 
 def _polar(G):
-    """Polar factor ``U V^T`` of ``G = U S V^T`` (the closest Stiefel point), via the Gram matrix."""
+    """Polar factor ``U V^T`` of ``G = U S V^T`` (the closest Stiefel point), via its Gram."""
     w, V = np.linalg.eigh(G.T @ G)
     if w[0] <= w[-1] * 1e-10:  # nearly rank-deficient: the Gram route loses accuracy
         U, _, Vt = np.linalg.svd(G, full_matrices=False)

@@ -5,13 +5,19 @@ verify checksums and never download anything.
 """
 
 from fairkit.datasets._base import DataFileError, get_data_home
+from fairkit.datasets._classification import make_fair_classification
 from fairkit.datasets._graphs import load_friendship_network, load_lastfm_asia
 from fairkit.datasets._sbm import make_fair_sbm
+from fairkit.datasets._tabular import load_adult, load_communities, load_compas
 
 __all__ = [
     "DataFileError",
     "get_data_home",
+    "load_adult",
+    "load_communities",
+    "load_compas",
     "load_friendship_network",
     "load_lastfm_asia",
+    "make_fair_classification",
     "make_fair_sbm",
 ]

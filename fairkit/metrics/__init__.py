@@ -1,5 +1,29 @@
 """Group fairness, clustering, ranking and independence metrics, and fairness scorers."""
 
 from fairkit.metrics._clustering import balance, normalized_cut, ratio_cut
+from fairkit.metrics._group import (
+    demographic_parity_difference,
+    demographic_parity_ratio,
+    equalized_odds_deviation,
+    equalized_odds_difference,
+    false_positive_rate_difference,
+    group_summary,
+    selection_rate,
+    true_positive_rate_difference,
+)
+from fairkit.metrics._scorer import make_fairness_scorer
 
-__all__ = ["balance", "normalized_cut", "ratio_cut"]
+__all__ = [
+    "balance",
+    "demographic_parity_difference",
+    "demographic_parity_ratio",
+    "equalized_odds_deviation",
+    "equalized_odds_difference",
+    "false_positive_rate_difference",
+    "group_summary",
+    "make_fairness_scorer",
+    "normalized_cut",
+    "ratio_cut",
+    "selection_rate",
+    "true_positive_rate_difference",
+]
