@@ -243,7 +243,9 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         solver = self.solver
         if solver == "auto":
             solver = "dense" if n_samples <= _DENSE_MAX_SAMPLES else "eigsh"
-        rng = check_random_state(self.random_state)
+        # without a seed, a fresh generator from OS entropy: the global one stays untouched
+        rng = check_random_state(self.random_state if self.random_state is not None
+                                 else np.random.SeedSequence().generate_state(1)[0])
         n_iter = 1  # the dense solver: one eigendecomposition
         if solver == "dense" or (solver == "eigsh" and k >= n_samples - 1):
             solution = solve_dense(problem, k)  # ARPACK needs k < n - 1
@@ -286,7 +288,6 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
             {"n_clusters": 2, "n_init": 2},
             {"n_clusters": 2, "n_init": 2, "solver": "eigsh"},
             {"n_clusters": 2, "n_init": 2, "solver": "admm", "tol": 1e-3},
-            {"n_clusters": 2, "n_init": 2, "affinity": "precomputed"},
         ]
 
 

@@ -5,36 +5,36 @@ from scipy import linalg, sparse
 from sklearn.cluster import SpectralClustering
 from sklearn.datasets import make_blobs
 from sklearn.utils import check_random_state
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fairkit.cluster import FairSpectralClustering
 from fairkit.cluster._solvers import FairProblem, solve_admm, solve_dense, solve_eigsh
 from fairkit.datasets import make_fair_sbm
 from fairkit.exceptions import FairkitWarning
 from fairkit.metrics import balance
+from fairkit.utils.estimator_checks import parametrize_with_checks
 from fairkit.utils.validation import NO_GROUP
 
-# precomputed affinities: these checks pass feature matrices or random non-symmetric
-# sparse matrices, which are not affinity matrices of a graph
+# tests/test_common.py checks the instances of get_test_params(); here a precomputed affinity.
+# These checks pass feature matrices or random non-symmetric sparse matrices, which are not
+# affinity matrices of a graph.
 _NOT_AN_AFFINITY = "the check passes data that is not a symmetric affinity matrix"
-_PRECOMPUTED_XFAIL = {
-    "check_estimator_sparse_tag": _NOT_AN_AFFINITY,
-    "check_estimator_sparse_array": _NOT_AN_AFFINITY,
-    "check_estimator_sparse_matrix": _NOT_AN_AFFINITY,
-    "check_clustering": _NOT_AN_AFFINITY,
-    "check_clustering(readonly_memmap=True)": _NOT_AN_AFFINITY,
-    "check_fit2d_1feature": "a linear kernel of 1 feature leaves a sample without edges",
-}
 
 
-def _expected_failures(estimator):
-    return _PRECOMPUTED_XFAIL if estimator.affinity == "precomputed" else {}
-
-
-@parametrize_with_checks([FairSpectralClustering(**params)
-                          for params in FairSpectralClustering.get_test_params()],
-                         expected_failed_checks=_expected_failures)
-def test_sklearn_compatible(estimator, check):
+@parametrize_with_checks(
+    [FairSpectralClustering(2, affinity="precomputed", n_init=2)],
+    expected_failed_checks=lambda estimator: {
+        "check_estimator_sparse_tag": _NOT_AN_AFFINITY,
+        "check_estimator_sparse_array": _NOT_AN_AFFINITY,
+        "check_estimator_sparse_matrix": _NOT_AN_AFFINITY,
+        "check_clustering": _NOT_AN_AFFINITY,
+        "check_clustering(readonly_memmap=True)": _NOT_AN_AFFINITY,
+        "check_fit2d_1feature": "a linear kernel of 1 feature leaves a sample without edges",
+        **dict.fromkeys(["check_fit_leaves_no_state_on_bad_sensitive_features",
+                         "check_reproducible", "check_pickle_roundtrip",
+                         "check_no_global_rng_mutation", "check_routing_pipeline_gridsearch"],
+                        "fairkit's fairness checks pass a feature matrix, not an affinity"),
+    })
+def test_precomputed_affinity_is_sklearn_compatible(estimator, check):
     check(estimator)
 
 
