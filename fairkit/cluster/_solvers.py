@@ -99,11 +99,18 @@ def _polar(G):
     return G @ ((V / np.sqrt(w)) @ V.T)
 
 
-def _orthonormal_basis(V):
-    """Orthonormal basis of ``col(V)``, dropping numerically dependent directions."""
-    w, U = np.linalg.eigh(V.T @ V)
+def _orthonormalizer(B):
+    """``T`` such that ``B T`` is an orthonormal basis of ``col(B)`` (dependent directions dropped).
+
+    Two passes of Gram-matrix orthonormalisation, the second restoring the accuracy
+    the first loses on ill-conditioned ``B``.
+    """
+    w, U = np.linalg.eigh(B.T @ B)
     keep = w > w[-1] * 1e-10
-    return _polar(V @ (U[:, keep] / np.sqrt(w[keep])))
+    T = U[:, keep] / np.sqrt(w[keep])
+    BT = B @ T
+    w, U = np.linalg.eigh(BT.T @ BT)
+    return T @ ((U / np.sqrt(w)) @ U.T)
 
 
 def solve_dense(problem, n_components):
@@ -209,7 +216,7 @@ def solve_admm(problem, n_components, *, tol=1e-6, max_iter=1000, random_state=N
         return sigma * Z - A @ Z
 
     X = _polar(random_state.standard_normal((n, k)))
-    KX, step = apply_K(X), None
+    KX, step, K_step = apply_K(X), None, None
     Y = problem.project(X)
     multiplier = np.zeros((n, k))
     alpha = floor = sigma / 2
@@ -217,20 +224,28 @@ def solve_admm(problem, n_components, *, tol=1e-6, max_iter=1000, random_state=N
     for n_iter in range(1, max_iter + 1):
         # X-step: DC iterations over span[X, gradient, previous step]
         linear = alpha * Y - multiplier
-        blocks = [X, KX + linear] + ([step] if step is not None else [])
-        V = _orthonormal_basis(np.hstack(blocks))
-        KV = apply_K(V)
+        gradient = KX + linear
+        blocks, K_blocks = [X, gradient], [KX, apply_K(gradient)]  # one sparse product a step
+        if step is not None:
+            blocks.append(step)
+            K_blocks.append(K_step)
+        T = _orthonormalizer(np.hstack(blocks))
+        V, KV = np.hstack(blocks) @ T, np.hstack(K_blocks) @ T
         reduced, reduced_linear = V.T @ KV, V.T @ linear
         reduced = (reduced + reduced.T) / 2
-        Z = _polar(V.T @ (KX + linear))  # the plain DC iterate, in the subspace
+        Z = _polar(V.T @ gradient)  # the plain DC iterate, in the subspace
         for _ in range(10):  # a few DC iterations: the ADMM step need not be exact
             Z_next = _polar(reduced @ Z + reduced_linear)
             converged = np.linalg.norm(Z_next - Z) <= 1e-3 * tol
             Z = Z_next
             if converged:
                 break
-        X_next = V @ Z
-        step, X, KX = X_next - X, X_next, KV @ Z
+        # as in LOBPCG, the step is the part of the move outside X, and K maps it without
+        # cancellation; K X is recomputed now and then against the drift of round-off
+        TZ = T @ Z
+        step, K_step = np.hstack(blocks[1:]) @ TZ[k:], np.hstack(K_blocks[1:]) @ TZ[k:]
+        X = X @ TZ[:k] + step
+        KX = apply_K(X) if n_iter % 20 == 0 else KX @ TZ[:k] + K_step
         # Y-step and multiplier step
         Y_prev = Y
         Y = problem.project(X + multiplier / alpha)
