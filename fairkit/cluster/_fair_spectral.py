@@ -22,7 +22,7 @@ from fairkit.utils.validation import fit_groups
 __all__ = ["FairSpectralClustering"]
 
 #: "auto" uses the dense solver up to this many samples, s-FSC (eigsh) above (see the benchmark).
-_DENSE_MAX_SAMPLES = 200
+_DENSE_MAX_SAMPLES = 50
 
 
 class FairSpectralClustering(ClusterMixin, BaseEstimator):
@@ -44,7 +44,7 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
       (ICML 2025): a copy of the embedding carries the fairness constraint, the
       orthogonality is met by polar factors (no eigendecomposition), the penalty is
       balanced by Boyd's rule.
-    - ``"auto"``: ``"dense"`` up to 200 samples, ``"eigsh"`` above; the benchmark
+    - ``"auto"``: ``"dense"`` up to 50 samples, ``"eigsh"`` above; the benchmark
       ``benchmarks/bench_fair_spectral.py`` measured it the fastest.
 
     Parameters
