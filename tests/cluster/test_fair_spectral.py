@@ -79,7 +79,7 @@ def test_solvers_reach_the_same_optimum(h):
     _check_solvers_agree(_problem(300, 5, h, _log_scaled(300)), 5)
 
 
-@pytest.mark.parametrize("h", [2, 5])
+@pytest.mark.parametrize("h", [3, pytest.param(5, marks=pytest.mark.slow)])
 def test_solvers_reach_the_same_optimum_unnormalized(h):
     # DC-ADMM converges slowly on the unnormalized Laplacian: its DC shift, the spectral bound
     # 2 max(d), is wide compared with the eigengap (see the user guide); within 3000
@@ -116,7 +116,7 @@ def test_fair_optimum_differs_from_unconstrained():
     assert _subspace_distance(fair, unfair) > 0.9
 
 
-@pytest.mark.parametrize("n", [400, pytest.param(1000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("n", [300, pytest.param(1000, marks=pytest.mark.slow)])
 def test_admm_escapes_the_unfair_two_cycle(n):
     # A published re-implementation of DC-ADMM 2-cycles on the sign of the unfair direction
     # on this instance and returns the unconstrained subspace (research note, section 5).
@@ -133,7 +133,7 @@ def test_admm_escapes_the_unfair_two_cycle(n):
 @pytest.mark.parametrize("solver", ["dense", "eigsh", "admm"])
 def test_fair_clustering_is_more_balanced(solver):
     A, groups, clusters = make_fair_sbm(500, 5, 2, random_state=0)
-    fair = FairSpectralClustering(5, affinity="precomputed", solver=solver, tol=1e-4,
+    fair = FairSpectralClustering(5, affinity="precomputed", solver=solver, tol=1e-3,
                                   max_iter=3000, random_state=0)
     fair.fit(A, sensitive_features=groups)
     unfair = SpectralClustering(5, affinity="precomputed", random_state=0).fit(A)
@@ -207,7 +207,7 @@ def test_sensitive_cols_are_found_and_left_out_of_the_affinity():
 
 
 def test_reproducible():
-    A, groups, _ = make_fair_sbm(300, 3, 2, random_state=0)
+    A, groups, _ = make_fair_sbm(300, 3, 2, probabilities=_log_scaled(300), random_state=0)
     for solver in ["eigsh", "admm"]:
         model = FairSpectralClustering(3, affinity="precomputed", solver=solver, random_state=3)
         first = model.fit(A, sensitive_features=groups).embedding_.copy()
