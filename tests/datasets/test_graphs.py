@@ -5,6 +5,8 @@ import pytest
 
 from fairkit.datasets import DataFileError, load_friendship_network, load_lastfm_asia
 
+pytestmark = pytest.mark.data
+
 
 def _check_graph(adjacency):
     assert (adjacency != adjacency.T).nnz == 0
