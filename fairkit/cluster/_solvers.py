@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg, sparse
+from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 __all__ = ["FairProblem", "solve_admm", "solve_dense", "solve_eigsh"]
@@ -80,6 +81,27 @@ class FairProblem:
         """Orthogonal projection of the columns of ``Z`` onto ``null(C^T)``."""
         Q = self.constraint
         return Z - Q @ (Q.T @ Z)
+
+    def fair_null_vectors(self, max_vectors):
+        """Orthonormal fair vectors that ``A`` maps to zero (at most about ``max_vectors``).
+
+        ``A`` vanishes on ``D^{1/2} 1_c`` (normalized) or ``1_c`` for every connected
+        component ``c``; the combinations orthogonal to ``col(C)`` are exact solutions of
+        eigenvalue 0. A disconnected graph has many of them, and Lanczos, started from a
+        single vector, finds one copy of a repeated eigenvalue only. Any
+        ``max_vectors + h - 1`` components hold ``max_vectors`` of these vectors.
+        """
+        n = self.n_samples
+        n_components, labels = connected_components(self.adjacency, directed=False)
+        if n_components == 1:
+            return np.empty((n, 0))
+        keep = min(n_components, max_vectors + self.constraint.shape[1])
+        rows = np.flatnonzero(labels < keep)
+        weights = np.sqrt(self.degrees[rows]) if self.normalized else np.ones(rows.size)
+        E = sparse.csc_matrix((weights, (rows, labels[rows])), shape=(n, keep))
+        E = E @ sparse.diags(1 / np.sqrt(np.asarray(E.power(2).sum(axis=0)).ravel()))
+        combinations = linalg.null_space(np.asarray((E.T @ self.constraint).T))
+        return np.asarray(E @ combinations)
 
     def embedding(self, X):
         """The fair embedding ``H`` of a solution ``X``."""
@@ -150,7 +172,9 @@ def solve_eigsh(problem, n_components, *, tol=0.0, max_iter=None, random_state=N
     products with ``A`` and products with the ``n x (h-1)`` matrix ``Q``. The paper
     takes ``sigma = ||L_n||_1``; any bound of ``lambda_max(A)`` gives the same
     eigenvectors, and the tighter bound (2 for the normalized Laplacian) keeps the
-    spectrum narrower, which Lanczos converges on faster.
+    spectrum narrower, which Lanczos converges on faster. On a disconnected graph the
+    exact solutions of eigenvalue 0 (see :meth:`FairProblem.fair_null_vectors`) are
+    computed directly and deflated too: Lanczos would find only one of them.
 
     Returns
     -------
@@ -160,18 +184,27 @@ def solve_eigsh(problem, n_components, *, tol=0.0, max_iter=None, random_state=N
     """
     n = problem.n_samples
     A, sigma = problem.laplacian, problem.spectral_bound
+    null = problem.fair_null_vectors(n_components)
+    if null.shape[1] >= n_components:
+        return null[:, :n_components], 1
+    # the exact null vectors of a disconnected graph are deflated like the constraints
+    deflated = np.hstack([problem.constraint, null])
     count = [0]
+
+    def project(b):
+        return b - deflated @ (deflated.T @ b)
 
     def apply(b):
         count[0] += 1
         b = b.reshape(n, -1)
-        pb = problem.project(b)
-        return problem.project(A @ pb) + sigma * (b - pb)
+        pb = project(b)
+        return project(A @ pb) + sigma * (b - pb)
 
     operator = LinearOperator((n, n), matvec=apply, matmat=apply, dtype=np.float64)
     v0 = random_state.uniform(-1, 1, n)
-    _, X = eigsh(operator, n_components, which="SA", tol=tol, maxiter=max_iter, v0=v0)
-    return X, count[0]
+    _, X = eigsh(operator, n_components - null.shape[1], which="SA", tol=tol, maxiter=max_iter,
+                 v0=v0)
+    return np.hstack([null, X]), count[0]
 
 
 def solve_admm(problem, n_components, *, tol=1e-6, max_iter=1000, random_state=None,

@@ -4,6 +4,7 @@ import pytest
 from scipy import linalg, sparse
 from sklearn.cluster import SpectralClustering
 from sklearn.datasets import make_blobs
+from sklearn.neighbors import kneighbors_graph
 from sklearn.utils import check_random_state
 
 from fairkit.cluster import FairSpectralClustering
@@ -250,3 +251,19 @@ def test_disconnected_graph_warns():
     with pytest.warns(UserWarning, match="2 connected components"):
         FairSpectralClustering(2, affinity="precomputed", random_state=0).fit(
             W, sensitive_features=np.arange(8) % 2)
+
+
+def test_eigsh_finds_every_null_vector_of_a_disconnected_graph():
+    # a kNN graph of 10 separated blobs has 10 components: eigenvalue 0 of the fair problem is
+    # repeated, and ARPACK, started from one vector, finds it once (objective 1.57 instead of
+    # 0.58 here); the exact null vectors are deflated instead
+    X, blob = make_blobs(600, n_features=10, centers=10, cluster_std=2.0, random_state=0)
+    groups = np.where(np.random.default_rng(0).random(600) < 0.7, blob % 3, np.arange(600) % 3)
+    knn = kneighbors_graph(X, 10)
+    problem = FairProblem.from_graph(sparse.csr_matrix(0.5 * (knn + knn.T)), groups)
+    null = problem.fair_null_vectors(10)
+    assert null.shape[1] == 8  # 10 components minus 2 constraints
+    np.testing.assert_allclose(problem.laplacian @ null, 0, atol=1e-12)
+    X, _ = solve_eigsh(problem, 10, tol=1e-6, random_state=check_random_state(0))
+    assert problem.objective(X) == pytest.approx(problem.objective(solve_dense(problem, 10)), rel=1e-8)
+    assert np.linalg.norm(problem.constraint.T @ X) < 1e-10
