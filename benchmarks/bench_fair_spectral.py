@@ -44,7 +44,7 @@ from fairkit.exceptions import FairkitWarning
 from fairkit.metrics import balance, normalized_cut, ratio_cut
 
 DENSE_MAX_N = 1000
-ADMM_MAX_ITER = {1000: 300, 5000: 200, 20000: 50, 100000: 10}
+ADMM_MAX_ITER = {1000: 300, 5000: 300, 20000: 200, 100000: 100}
 
 
 def sbm_graph(n, k, h, seed=0):
