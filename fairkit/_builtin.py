@@ -9,7 +9,9 @@ from fairkit.hookspecs import hookimpl
 
 @hookimpl
 def fairkit_estimators():
-    return []
+    from fairkit.ranking import SelectiveRanker
+
+    return [SelectiveRanker]
 
 
 @hookimpl
@@ -29,9 +31,13 @@ def fairkit_datasets():
 
 @hookimpl
 def fairkit_search_spaces():
-    return {}
+    from scipy.stats import uniform
+
+    return {"SelectiveRanker": {"tau": uniform(0, 0.5), "missing": ["ignore", "dissent"]}}
 
 
 @hookimpl
 def fairkit_demos():
-    return {}
+    from fairkit.ranking._demo import demo as selective_ranking_demo
+
+    return {"selective_ranking": selective_ranking_demo}

@@ -5,5 +5,14 @@ verify checksums and never download anything.
 """
 
 from fairkit.datasets._base import DataFileError, get_data_home
+from fairkit.datasets._preferences import make_preference_profiles
+from fairkit.datasets._rankings import load_csrankings, load_nba_coach_votes, load_sushi
 
-__all__ = ["DataFileError", "get_data_home"]
+__all__ = [
+    "DataFileError",
+    "get_data_home",
+    "load_csrankings",
+    "load_nba_coach_votes",
+    "load_sushi",
+    "make_preference_profiles",
+]
