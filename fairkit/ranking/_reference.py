@@ -17,7 +17,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
-__all__ = ["reference_aggregator", "reference_path", "reference_records", "reference_tiers"]
+__all__ = [
+    "reference_aggregator",
+    "reference_fit",
+    "reference_lookup",
+    "reference_path",
+    "reference_records",
+    "reference_tiers",
+]
 
 _LABELS = {1.0: "prefer_1", -1.0: "prefer_2", 0.0: "prefer_none"}
 
@@ -90,3 +97,20 @@ def reference_path(X, input_type="ranks", records=None):
     n_items = np.shape(X)[1]
     return {float(tau): reference_tiers(ranking, n_items)
             for tau, ranking in result[0].rankings.items()}
+
+
+def reference_fit(X, tau, input_type="ranks"):
+    """selectiverank's ranking at dissent level ``tau`` (``fit``), as a tier array."""
+    aggregator = reference_aggregator(X, input_type)
+    with _quiet():
+        ranking, _ = aggregator.fit(tau)
+    return reference_tiers(ranking, np.shape(X)[1])
+
+
+def reference_lookup(X, tau, input_type="ranks"):
+    """The ranking selectiverank's solution path returns for ``tau`` (``RankingPath[tau]``)."""
+    aggregator = reference_aggregator(X, input_type)
+    with _quiet():
+        path, _ = aggregator.fit_path()
+        ranking = path[tau]
+    return reference_tiers(ranking, np.shape(X)[1])

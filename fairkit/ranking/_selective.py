@@ -185,7 +185,8 @@ class SelectiveRanker(BaseEstimator):
         check_is_fitted(self)
         pairs = np.asarray(pairs)
         if pairs.ndim != 2 or pairs.shape[1] != 2:
-            raise ValueError(f"pairs must have shape (n_pairs, 2), got {pairs.shape}.")
+            raise ValueError(f"pairs must have shape (n_pairs, 2), got {pairs.shape}. Reshape your "
+                             "data, e.g. with np.reshape(pairs, (1, 2)) for a single pair.")
         if pairs.dtype.kind in "OUS" and hasattr(self, "feature_names_in_"):
             index = {name: i for i, name in enumerate(self.feature_names_in_)}
             unknown = sorted({str(name) for name in pairs.ravel() if name not in index})

@@ -253,7 +253,9 @@ def pairwise_counts(comparisons, n_items, n_judges=None):
     if not isinstance(n_items, numbers.Integral) or n_items < 1:
         raise ValueError(f"n_items must be a positive integer, got {n_items!r}.")
     frame = pd.DataFrame(comparisons)
-    if frame.ndim != 2 or frame.shape[1] != 4:
+    if frame.size == 0:
+        frame = pd.DataFrame(np.empty((0, 4)))
+    if frame.shape[1] != 4:
         raise ValueError("comparisons must have 4 columns (judge, item_i, item_j, preference), "
                          f"got shape {frame.shape}.")
     judges = pd.factorize(frame.iloc[:, 0])[0]
