@@ -25,8 +25,13 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 
 import pluggy
-from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin, RegressorMixin
-from sklearn.base import TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ClusterMixin,
+    RegressorMixin,
+    TransformerMixin,
+)
 
 from fairkit import hookspecs
 from fairkit.exceptions import FairkitPluginWarning

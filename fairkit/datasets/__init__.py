@@ -5,6 +5,7 @@ verify checksums and never download anything.
 """
 
 from fairkit.datasets._base import DataFileError, get_data_home
+from fairkit.datasets._classification import make_fair_classification
 from fairkit.datasets._preferences import make_preference_profiles
 from fairkit.datasets._rankings import load_csrankings, load_nba_coach_votes, load_sushi
 
@@ -14,5 +15,6 @@ __all__ = [
     "load_csrankings",
     "load_nba_coach_votes",
     "load_sushi",
+    "make_fair_classification",
     "make_preference_profiles",
 ]

@@ -1,9 +1,29 @@
 """Group fairness, clustering, ranking and independence metrics, and fairness scorers."""
 
+from fairkit.metrics._group import (
+    demographic_parity_difference,
+    demographic_parity_ratio,
+    equalized_odds_deviation,
+    equalized_odds_difference,
+    false_positive_rate_difference,
+    group_summary,
+    selection_rate,
+    true_positive_rate_difference,
+)
 from fairkit.metrics._ranking import abstention_rate, disagreement_rate, ranking_stability
+from fairkit.metrics._scorer import make_fairness_scorer
 
 __all__ = [
     "abstention_rate",
+    "demographic_parity_difference",
+    "demographic_parity_ratio",
     "disagreement_rate",
+    "equalized_odds_deviation",
+    "equalized_odds_difference",
+    "false_positive_rate_difference",
+    "group_summary",
+    "make_fairness_scorer",
     "ranking_stability",
+    "selection_rate",
+    "true_positive_rate_difference",
 ]

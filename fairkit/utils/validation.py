@@ -174,7 +174,7 @@ def encode_groups(frame, groups=None):
         Validated sensitive features (see :func:`check_sensitive_features`).
     groups : ndarray, default=None
         Known groups (an estimator's ``groups_``). ``None`` learns them from
-        ``frame``: sorted when the values can be sorted, else in order of appearance.
+        ``frame``, sorted (values of mixed types in pandas' factorize order).
 
     Returns
     -------
@@ -195,13 +195,13 @@ def encode_groups(frame, groups=None):
     >>> from fairkit.utils.validation import encode_groups
     >>> groups, codes = encode_groups(pd.DataFrame({"sex": ["F", "M", "F"], "race": [1, 1, 2]}))
     >>> [tuple(g) for g in groups], codes.tolist()
-    [('F', 1), ('F', 2), ('M', 1)], [0, 2, 1]
+    ([('F', 1), ('F', 2), ('M', 1)], [0, 2, 1])
     """
     index = _group_index(frame)
     if groups is None:
         try:
             codes, uniques = index.factorize(sort=True)
-        except TypeError:  # values of mixed types cannot be sorted
+        except TypeError:  # tuples of mixed types cannot be sorted
             codes, uniques = index.factorize()
         return uniques.to_numpy(), codes.astype(np.intp)
     n_columns = len(groups[0]) if isinstance(groups[0], tuple) else 1

@@ -1,0 +1,5 @@
+import sys
+
+from fairkit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,55 @@
+import json
+
+import pytest
+
+from fairkit.cli import main
+
+DEMO_PLUGIN = '''
+from fairkit import hookimpl
+
+
+def gap_demo(*, quick=False):
+    return {"metric": "gap", "before": 0.5, "after": 0.25 if quick else 0.125, "note": "toy"}
+
+
+def needs_torch_demo(*, quick=False):
+    raise ImportError('needs torch: pip install "fairkit[nn]"')
+
+
+@hookimpl
+def fairkit_demos():
+    return {"toy": gap_demo, "nn": needs_torch_demo}
+'''
+
+
+def test_plugins_json_lists_the_builtin_plugin(capsys):
+    assert main(["plugins", "--json"]) == 0
+    plugins = json.loads(capsys.readouterr().out)
+    assert any(p["name"] == "fairkit" and p["status"] == "loaded" for p in plugins)
+
+
+def test_plugins_table_shows_a_failed_plugin(install_plugin, capsys):
+    install_plugin("brokenplug", "raise ImportError('missing dependency')\n")
+    with pytest.warns(UserWarning, match="brokenplug"):
+        assert main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "brokenplug" in out and "failed: ImportError: missing dependency" in out
+
+
+def test_demo_runs_registered_demos_and_prints_a_row(install_plugin, capsys):
+    install_plugin("demoplug", DEMO_PLUGIN)
+    assert main(["demo", "toy", "--quick", "--no-progress"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("toy"))
+    assert row.split()[:4] == ["toy", "gap", "0.5", "0.25"]
+
+
+def test_demo_unknown_name_exits_2(capsys):
+    assert main(["demo", "no-such-demo"]) == 2
+    assert "unknown demo(s) no-such-demo" in capsys.readouterr().err
+
+
+def test_demo_with_a_missing_optional_dependency_is_skipped(install_plugin, capsys):
+    install_plugin("demoplug", DEMO_PLUGIN)
+    assert main(["demo", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "skipped: needs torch" in out and any(line.startswith("toy") for line in out.splitlines())

@@ -1,0 +1,163 @@
+"""The plugin registry against real entry points: a third-party distribution and a broken one."""
+
+import sys
+import warnings
+
+import pytest
+
+from fairkit import registry
+from fairkit.exceptions import FairkitPluginWarning
+
+GOOD_PLUGIN = '''
+from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin
+
+from fairkit import hookimpl
+
+
+class GoodClassifier(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        return self
+
+
+class GoodClusterer(ClusterMixin, BaseEstimator):
+    def fit(self, X, y=None):
+        return self
+
+
+class NotAnEstimator:
+    def fit(self, X, y):
+        return self
+
+
+def score_gap(y_true, y_pred, *, sensitive_features):
+    return 0.0
+
+
+@hookimpl
+def fairkit_estimators():
+    return [GoodClassifier, GoodClusterer, NotAnEstimator]
+
+
+@hookimpl
+def fairkit_metrics():
+    return {"score_gap": score_gap, "not_callable": 3}
+
+
+@hookimpl
+def fairkit_search_spaces():
+    return {"GoodClassifier": {"C": [0.1, 1.0]}}
+
+
+@hookimpl
+def fairkit_demos():
+    raise RuntimeError("demo data missing")
+'''
+
+SHADOW_PLUGIN = '''
+from sklearn.base import BaseEstimator
+
+from fairkit import hookimpl
+
+
+class GoodClassifier(BaseEstimator):
+    def fit(self, X, y):
+        return self
+
+
+@hookimpl
+def fairkit_estimators():
+    return [GoodClassifier]
+'''
+
+
+@pytest.fixture
+def site(install_plugin):
+    """A good plugin, one that shadows its estimator's name, and one that fails to import."""
+    install_plugin("goodplug", GOOD_PLUGIN, "1.2")
+    install_plugin("shadowplug", SHADOW_PLUGIN)
+    install_plugin("brokenplug", "raise ImportError('needs a package that is not installed')\n")
+
+
+def _plugin(name):
+    return next(p for p in registry.list_plugins() if p["name"] == name)
+
+
+def test_third_party_plugin_is_discovered(site):
+    with pytest.warns(FairkitPluginWarning):
+        names = dict(registry.all_estimators())
+    assert names["GoodClassifier"].__module__ == "goodplug"
+    assert "score_gap" in registry.all_metrics()
+    assert registry.search_space("GoodClassifier") == {"C": [0.1, 1.0]}
+    info = _plugin("goodplug")
+    assert (info["distribution"], info["version"], info["status"]) == ("goodplug", "1.2", "loaded")
+    assert info["estimators"] == ["GoodClassifier", "GoodClusterer"]
+    assert info["metrics"] == ["score_gap"]
+
+
+def test_type_filter_uses_mixins(site):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FairkitPluginWarning)
+        assert [n for n, _ in registry.all_estimators("cluster") if n.startswith("Good")] == ["GoodClusterer"]
+        classifiers = [n for n, _ in registry.all_estimators(["classifier"])]
+        with pytest.raises(ValueError, match="Unknown type_filter"):
+            registry.all_estimators("ranker")
+    assert "GoodClassifier" in classifiers and "GoodClusterer" not in classifiers
+
+
+def test_invalid_entries_are_skipped_with_reasons(site):
+    with pytest.warns(FairkitPluginWarning) as record:
+        registry.list_plugins()
+    messages = "\n".join(str(w.message) for w in record)
+    assert "'brokenplug' skipped: could not be loaded (ImportError: needs a package" in messages
+    assert "NotAnEstimator" in messages and "not a scikit-learn estimator" in messages
+    assert "'not_callable' must map a str to callable" in messages
+    assert "hook fairkit_demos raised RuntimeError: demo data missing" in messages
+    # goodplug sorts before shadowplug, so it keeps the name and the later one is refused
+    assert "'shadowplug' skipped: estimator 'GoodClassifier' is a duplicate name, already " \
+           "registered by plugin 'goodplug'" in messages
+    assert _plugin("brokenplug")["status"] == "failed"
+    assert _plugin("shadowplug")["estimators"] == []
+
+
+def test_broken_plugin_does_not_hide_the_others(site):
+    with pytest.warns(FairkitPluginWarning):
+        assert "goodplug" in {p["name"] for p in registry.list_plugins() if p["status"] == "loaded"}
+
+
+def test_strict_mode_raises(site, monkeypatch):
+    monkeypatch.setenv("FAIRKIT_STRICT_PLUGINS", "1")
+    registry.reload_plugins()
+    with pytest.raises(ImportError, match="needs a package"):
+        registry.all_estimators()
+
+
+def test_disabled_plugins_are_not_imported(site, monkeypatch):
+    monkeypatch.setenv("FAIRKIT_DISABLE_PLUGINS", "brokenplug, shadowplug")
+    registry.reload_plugins()
+    with pytest.warns(FairkitPluginWarning) as record:  # goodplug's own invalid entries only
+        names = dict(registry.all_estimators())
+    assert names["GoodClassifier"].__module__ == "goodplug"
+    assert not any("brokenplug" in str(w.message) for w in record)
+    assert "brokenplug" not in sys.modules and "shadowplug" not in sys.modules
+    assert _plugin("brokenplug")["status"] == "disabled"
+
+
+def test_builtin_plugin_registers_through_its_entry_point():
+    registry.reload_plugins()
+    builtin = _plugin("fairkit")
+    assert builtin["status"] == "loaded" and builtin["distribution"] == "fairkit"
+    assert set(builtin["estimators"]) == {name for name, _ in registry.all_estimators()}
+
+
+def test_unknown_names_list_the_available_ones():
+    with pytest.raises(ValueError, match="No estimator named 'Nope' is registered; available"):
+        registry.get_estimator("Nope")
+    with pytest.raises(ValueError, match="No search space named 'Nope'"):
+        registry.search_space("Nope")
+
+
+def test_discovery_is_lazy():
+    registry.reload_plugins()
+    assert registry._registry._manager is None
+    registry.all_metrics()
+    assert registry._registry._manager is not None
