@@ -206,3 +206,17 @@ def test_refit_replaces_item_names_and_survives_pickle():
     restored = pickle.loads(pickle.dumps(ranker))
     np.testing.assert_array_equal(restored.comparison_matrix_, ranker.comparison_matrix_)
     assert clone(ranker).get_params() == ranker.get_params()
+
+
+def test_fit_is_deterministic_and_leaves_the_global_generator_alone():
+    # The common checks that call predict on samples do not apply; these are their substance.
+    X = np.random.default_rng(5).integers(1, 5, size=(40, 6)).astype(float)
+    np.random.random()  # noqa: NPY002 (the global generator is what is checked)
+    state = pickle.dumps(np.random.get_state())  # noqa: NPY002
+    first = SelectiveRanker(tau=0.3).fit(X)
+    again = clone(first).fit(X)
+    assert pickle.dumps(np.random.get_state()) == state  # noqa: NPY002
+    for name in ("tier_of_item_", "comparison_matrix_", "dissent_matrix_"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(again, name))
+    np.testing.assert_array_equal(first.predict([[0, 1], [2, 3]]),
+                                  pickle.loads(pickle.dumps(first)).predict([[0, 1], [2, 3]]))
