@@ -79,9 +79,11 @@ def make_preference_profiles(n_judges=100, n_items=10, *, kind="ranks", dispersi
         raise ValueError(f"missing_rate must be in [0, 1), got {missing_rate!r}.")
     rng = check_random_state(random_state)
     center_order = rng.permutation(n_items)  # items from best to worst
-    insert_at = np.arange(n_items) - _insertion_offsets((n_judges, n_items), dispersion, rng)
+    dtype = np.int16 if n_items < np.iinfo(np.int16).max else np.int64
+    insert_at = (np.arange(n_items) - _insertion_offsets((n_judges, n_items), dispersion, rng))
+    insert_at = insert_at.astype(dtype)
     # positions[:, k]: current place of the k-th center item among those inserted so far.
-    positions = np.empty((n_judges, n_items), dtype=np.int64)
+    positions = np.empty((n_judges, n_items), dtype=dtype)
     for k in range(n_items):
         slot = insert_at[:, k : k + 1]
         positions[:, :k] += positions[:, :k] >= slot

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "assert_same_path",
     "reference_aggregator",
     "reference_fit",
     "reference_lookup",
@@ -26,7 +27,7 @@ __all__ = [
     "reference_tiers",
 ]
 
-_LABELS = {1.0: "prefer_1", -1.0: "prefer_2", 0.0: "prefer_none"}
+_LABELS = np.array(["prefer_2", "prefer_none", "prefer_1"], dtype=object)  # sign -1, 0, +1
 
 
 @contextlib.contextmanager
@@ -53,7 +54,7 @@ def reference_records(X, input_type="ranks"):
         "judge_id": np.repeat(np.arange(n_judges, dtype=np.int32), len(first))[answered],
         "item_id_1": np.tile(first.astype(np.int32), n_judges)[answered],
         "item_id_2": np.tile(second.astype(np.int32), n_judges)[answered],
-        "pref": pd.Series(sign[answered]).map(_LABELS).to_numpy(),
+        "pref": _LABELS[sign[answered].astype(np.int8) + 1],
     })
 
 
@@ -114,3 +115,20 @@ def reference_lookup(X, tau, input_type="ranks"):
         path, _ = aggregator.fit_path()
         ranking = path[tau]
     return reference_tiers(ranking, np.shape(X)[1])
+
+
+def assert_same_path(path, reference, n_judges):
+    """Assert that a :class:`SelectivePath` holds the reference's rankings (``reference_path``).
+
+    The reference keeps edges of support ``w <= (w / p) * p`` computed in floating
+    point, so its ranking at a recorded level ``tau`` is fairkit's at
+    ``floor(tau * p) / p``; where no level is affected, the levels at which the tiers
+    change must be the same too (the reference also records its first candidate level,
+    fairkit records 0).
+    """
+    for tau, ranking in reference.items():
+        np.testing.assert_array_equal(path.at(np.floor(tau * n_judges) / n_judges), ranking,
+                                      err_msg=f"different rankings at tau={tau}")
+    first = min(reference)
+    if all(np.floor(tau * n_judges) == round(tau * n_judges) for tau in reference):
+        assert {tau for tau in path.taus if tau > first} == set(reference) - {first}
