@@ -96,9 +96,9 @@ def run(quick=False):
     return {"quick": quick, "cases": results, "notes": (
         "fairkit: SelectiveRanker().path(X) from the raw profile, counting included; "
         "selectiverank 0.0.1: SelectiveRankAggregator(data, prefs=records) + fit_path(), "
-        "records built beforehand and not timed. Times are medians of 3 runs. Rankings are checked equal at every "
-        "level selectiverank records, reproducing its float threshold w <= (w/p)*p. "
-        "selectiverank is repeated only while its runs total under 30 s.")}
+        "records built beforehand and not timed. Times are medians of 3 runs; selectiverank "
+        "is repeated only while its runs total under 30 s. Rankings are checked equal at "
+        "every level selectiverank records, reproducing its float threshold w <= (w/p)*p.")}
 
 
 if __name__ == "__main__":
