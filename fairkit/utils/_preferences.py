@@ -3,8 +3,9 @@
 The counts are the sufficient statistic of every ranking method and ranking metric in
 fairkit: :mod:`fairkit.ranking` builds its rankings from them and :mod:`fairkit.metrics`
 scores rankings against them, so they live here, below both. A profile of
-``n_judges`` judges over ``n_items`` items is counted in blocks of judges, with
-vectorized comparisons and memory O(n_items²).
+``n_judges`` judges over ``n_items`` items is counted block by block of judges, with
+vectorized comparisons: time O(n_judges n_items²), memory O(n_items²) beyond the
+profile itself.
 """
 
 import numbers
@@ -152,15 +153,10 @@ def _check_input_type(input_type):
 
 
 def _dense_codes(values):
-    """Per-row dense ranks of ``values`` (0 = smallest), NaN kept as NaN positions in a mask."""
-    order = np.argsort(values, axis=1, kind="stable")  # NaN sorts last
-    ordered = np.take_along_axis(values, order, axis=1)
-    starts = np.ones(ordered.shape, dtype=bool)
-    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    dtype = np.int16 if values.shape[1] < np.iinfo(np.int16).max - 1 else np.int32
-    codes = np.empty(values.shape, dtype=dtype)
-    np.put_along_axis(codes, order, (np.cumsum(starts, axis=1) - 1).astype(dtype), axis=1)
-    return codes
+    """Order-preserving small integer codes of ``values`` (equal values, equal codes)."""
+    distinct, codes = np.unique(values, return_inverse=True)
+    dtype = np.int16 if len(distinct) < np.iinfo(np.int16).max - 1 else np.int32
+    return codes.reshape(values.shape).astype(dtype)
 
 
 def profile_counts(X, input_type="ranks"):
@@ -189,29 +185,28 @@ def profile_counts(X, input_type="ranks"):
     names = np.asarray(X.columns, dtype=object) if isinstance(X, pd.DataFrame) else None
     X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
     n_judges, n_items = X.shape
-    observed = ~np.isnan(X)
-    codes = _dense_codes(-X if input_type == "ratings" else X)
-    # "better" means a smaller code. A missing value must lose every comparison on
-    # both sides of ``better[:, i] < worse[:, j]``: the largest code on the left,
-    # the smallest on the right.
-    better, worse = codes, codes
-    if not observed.all():
-        better, worse = codes.copy(), codes.copy()
-        better[~observed] = np.iinfo(codes.dtype).max
-        worse[~observed] = -1
     block = int(np.clip(_BLOCK_ELEMENTS // n_items**2, 1, np.iinfo(np.uint8).max))
     buffer = np.empty((block, n_items, n_items), dtype=bool)
     wins = np.zeros((n_items, n_items), dtype=np.int64)
+    both = np.zeros((n_items, n_items), dtype=np.int64)  # judges who rank both items
     for start in range(0, n_judges, block):
-        stop = min(start + block, n_judges)
-        out = buffer[: stop - start]
-        np.less(better[start:stop, :, None], worse[start:stop, None, :], out=out)
+        rows = X[start:start + block]
+        observed = ~np.isnan(rows)
+        codes = _dense_codes(-rows if input_type == "ratings" else rows)
+        # "better" is a smaller code. A missing value must lose every comparison on
+        # both sides of ``better[:, i] < worse[:, j]``: the largest code on the left,
+        # the smallest on the right.
+        better, worse = codes, codes.copy()
+        better[~observed] = np.iinfo(codes.dtype).max
+        worse[~observed] = -1
+        out = buffer[: len(rows)]
+        np.less(better[:, :, None], worse[:, None, :], out=out)
         wins += np.add.reduce(out.view(np.uint8), axis=0, dtype=np.uint8)
-    if observed.all():
-        both = np.full((n_items, n_items), n_judges, dtype=np.int64)
-    else:
-        ones = observed.astype(np.float64)
-        both = np.rint(ones.T @ ones).astype(np.int64)
+        if observed.all():
+            both += len(rows)
+        else:
+            ones = observed.astype(np.float64)
+            both += np.rint(ones.T @ ones).astype(np.int64)
     ties = both - wins - wins.T
     np.fill_diagonal(ties, 0)
     return PairwiseCounts(wins, ties, n_judges, names)
