@@ -9,7 +9,9 @@ from fairkit.hookspecs import hookimpl
 
 @hookimpl
 def fairkit_estimators():
-    return []
+    from fairkit.postprocessing import RandomizedFairBOC
+
+    return [RandomizedFairBOC]
 
 
 @hookimpl
@@ -29,9 +31,17 @@ def fairkit_datasets():
 
 @hookimpl
 def fairkit_search_spaces():
-    return {}
+    return {
+        "RandomizedFairBOC": {
+            "constraint": ["demographic_parity", "equal_opportunity", "predictive_equality",
+                           "equalized_odds"],
+            "tolerance": [0.0, 0.005, 0.01, 0.02, 0.05, 0.1],
+        },
+    }
 
 
 @hookimpl
 def fairkit_demos():
-    return {}
+    from fairkit.postprocessing._demo import demo as fair_boc_demo
+
+    return {"RandomizedFairBOC": fair_boc_demo}

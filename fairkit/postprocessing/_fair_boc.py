@@ -7,7 +7,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
-from sklearn.utils import Bunch
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
@@ -18,6 +18,7 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (
     _check_sample_weight,
+    check_array,
     check_is_fitted,
     column_or_1d,
     validate_data,
@@ -168,13 +169,14 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     @classmethod
     def get_test_params(cls):
         """Small parameter sets for the common checks."""
-        return [{}, {"constraint": "equal_opportunity", "tolerance": 0.05},
-                {"constraint": "equalized_odds", "predict_method": "decision_function"},
-                {"randomized": False, "tolerance": 0.1}]
+        return [{}, {"constraint": "equalized_odds", "tolerance": 0.05,
+                     "predict_method": "decision_function"}]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
+        inner = get_tags(self._template()).input_tags
+        tags.input_tags.sparse, tags.input_tags.allow_nan = inner.sparse, inner.allow_nan
         return tags
 
     def _template(self):
@@ -231,13 +233,13 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._check_options()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        y = column_or_1d(y, warn=True)
+        _check_2d(X)
+        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: {y_type!r}; {type(self).__name__} needs binary labels.")
         if y_type != "binary":
             raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
-        validate_data(self, X, skip_check_array=True)
         groups, codes = fit_groups(self, X, sensitive_features)
         weights = _check_sample_weight(sample_weight, np.empty(len(codes)), ensure_non_negative=True)
         estimator = self._fit_estimator(X, y, sensitive_features, sample_weight, fit_params)
@@ -252,6 +254,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"Every sample of group(s) {list(groups[~present])} has weight 0.")
         rules = self._solve(scores[keep], codes[keep], weights[keep], groups)
 
+        validate_data(self, X, skip_check_array=True)
         self.estimator_, self.classes_, self.groups_ = estimator, classes, groups
         self.thresholds_, self.randomization_, self.coin_, self.group_rates_ = rules
         self.n_randomized_ = int(np.count_nonzero(_is_fractional(self._decision(scores, codes))))
@@ -302,6 +305,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X, sensitive_features):
         check_is_fitted(self)
+        _check_2d(X)
         validate_data(self, X, skip_check_array=True, reset=False)
         codes = predict_groups(self, X, sensitive_features)
         return _scores(self.estimator_, X, self.predict_method), codes
@@ -376,6 +380,13 @@ def _scores(estimator, X, predict_method):
     wanted = "predict_proba or decision_function" if predict_method == "auto" else predict_method
     raise AttributeError(f"{type(estimator).__name__} has no {wanted}, which RandomizedFairBOC "
                          "needs for its scores.")
+
+
+def _check_2d(X):
+    ndim = len(X.shape) if hasattr(X, "shape") else np.asarray(X).ndim
+    if ndim != 2:
+        raise ValueError(f"Expected a 2-D X, got {ndim} dimension(s). Reshape your data with "
+                         "X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample.")
 
 
 def _is_fractional(decision):

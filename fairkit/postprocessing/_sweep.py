@@ -88,7 +88,6 @@ def best_deterministic(curves, delta):
     if delta >= 1.0 or len(curves) == 1:
         return [(c.peak, 0.0) for c in curves]
     candidates = np.unique(np.concatenate([c.x for c in curves]))
-    candidates = candidates[candidates <= 1.0 - delta + RATE_SLACK]
     total = np.zeros(len(candidates))
     choices = []
     for c in curves:
