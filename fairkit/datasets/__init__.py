@@ -6,5 +6,11 @@ verify checksums and never download anything.
 
 from fairkit.datasets._base import DataFileError, get_data_home
 from fairkit.datasets._classification import make_fair_classification
+from fairkit.datasets._noise import inject_malicious_noise
 
-__all__ = ["DataFileError", "get_data_home", "make_fair_classification"]
+__all__ = [
+    "DataFileError",
+    "get_data_home",
+    "inject_malicious_noise",
+    "make_fair_classification",
+]
