@@ -138,7 +138,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> bool(abs(rates[0] - rates[1]) < 1e-12), fair.n_randomized_ <= 1
     (True, True)
     >>> fair.predict(X[:5], sensitive_features=group[:5])
-    array([0, 1, 1, 1, 0])
+    array([0, 1, 0, 1, 0])
     """
 
     _parameter_constraints: dict = {

@@ -6,10 +6,11 @@ exactly when every rate lies in a window ``[L, L + δ]`` with ``0 ≤ L ≤ 1 �
 * Randomized: rates anywhere on the curves. For a fixed window each group takes the
   point of its concave curve nearest its unconstrained peak, so the window's value
   ``F(L) = Σ_a G_a(clip(peak_a, L, L + δ))`` is concave in ``L`` and piecewise linear
-  with kinks where ``L`` or ``L + δ`` meets a knot. A binary search over those
-  candidates finds the best window in O(K log² n) after sorting them; the
-  maximizing candidate is a kink, so one constrained group sits on a knot and at
-  most K − 1 groups randomize (a vertex of the LP).
+  with kinks where ``L`` (past a group's peak) or ``L + δ`` (before it) meets one of
+  its knots. A binary search over those kinks finds the best window in
+  O(K log² n) after sorting them; at every kink one group sits on a knot at the
+  window's edge, so at most K − 1 groups randomize (a vertex of the LP), even
+  where ``F`` is flat.
 * Deterministic: rates only at knots (whole blocks). The lowest rate of an optimal
   rule is a knot, so trying every knot as ``L`` and, per group, the knot in the
   window nearest its peak is exact for any number of groups, in O(K n log n).
@@ -26,9 +27,15 @@ RATE_SLACK = 1e-12
 
 
 def _window_candidates(curves, delta):
+    """Window positions where one group's rate is a knot on the window's edge, and both ends.
+
+    Up to its peak a group sits at the window's right end (``L = knot − δ``), past it
+    at the left end (``L = knot``); these are all the kinks of ``F``.
+    """
     top = max(0.0, 1.0 - delta)
-    knots = np.concatenate([c.x for c in curves])
-    return np.unique(np.clip(np.concatenate([knots, knots - delta, [0.0, top]]), 0.0, top))
+    edges = np.concatenate([np.concatenate([c.x[:c.peak + 1] - delta, c.x[c.peak:]]) for c in curves]
+                           + [[0.0, top]])
+    return np.unique(edges[(edges >= 0.0) & (edges <= top)])
 
 
 def _window_value(curves, L, delta):
