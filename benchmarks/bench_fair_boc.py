@@ -73,9 +73,15 @@ def _compare(scores_model, train, test, constraint, repeats, peer_repeats):
 
 
 def _adult():
-    """Adult's standard split; the scores model one-hot encodes the categories (sex and race included)."""
+    """Adult's standard split; the scores model one-hot encodes the categories and sex × race.
+
+    The sex × race column lets the logistic regression give each intersectional group
+    its own intercept, so that its scores estimate η(x, a) for every group.
+    """
     train, test = (load_adult(subset=subset, as_frame=True) for subset in ("train", "test"))
-    categorical = train.data.select_dtypes("category").columns
+    for part in (train, test):
+        part.data["sex_race"] = part.data["sex"].astype(str) + " " + part.data["race"].astype(str)
+    categorical = [*train.data.select_dtypes("category").columns, "sex_race"]
     model = make_pipeline(
         make_column_transformer((OneHotEncoder(handle_unknown="ignore"), categorical),
                                 remainder=StandardScaler()),
