@@ -303,12 +303,12 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rule_value = np.where(scores > threshold, 1.0, np.where(scores == threshold, tie, 0.0))
         return (1.0 - coin_weight) * rule_value + coin_weight * coin
 
-    def _check_X(self, X, sensitive_features):
+    def _decision_on(self, X, sensitive_features):
         check_is_fitted(self)
         _check_2d(X)
         validate_data(self, X, skip_check_array=True, reset=False)
         codes = predict_groups(self, X, sensitive_features)
-        return _scores(self.estimator_, X, self.predict_method), codes
+        return self._decision(_scores(self.estimator_, X, self.predict_method), codes)
 
     def predict_proba(self, X, *, sensitive_features=None):
         """Decision probabilities of the fair rule.
@@ -327,8 +327,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         proba : ndarray of shape (n_samples, 2)
         """
-        scores, codes = self._check_X(X, sensitive_features)
-        decision = self._decision(scores, codes)
+        decision = self._decision_on(X, sensitive_features)
         return np.column_stack([1.0 - decision, decision])
 
     def predict(self, X, *, sensitive_features=None):
@@ -346,8 +345,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        scores, codes = self._check_X(X, sensitive_features)
-        decision = self._decision(scores, codes)
+        decision = self._decision_on(X, sensitive_features)
         coins = np.full(len(decision), 0.5)
         fractional = _is_fractional(decision)
         coins[fractional] = _uniform(self.random_state, int(fractional.sum()))

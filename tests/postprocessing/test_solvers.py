@@ -71,7 +71,7 @@ def _check_rule(plugin, fair, decision, scores, codes, weights, constraint, delt
         assert np.all(np.diff(f[order]) >= -1e-12)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(instance=instances(), constraint=st.sampled_from(SIMPLE),
        delta=st.one_of(st.just(0.0), st.floats(0.01, 0.6)), solver=st.sampled_from(["sweep", "lp"]))
 def test_randomized_rule_is_the_lp_optimum(plugin, instance, constraint, delta, solver):
@@ -148,7 +148,7 @@ def oracle_equalized_odds(plugin, scores, codes, weights, delta):
     return float(np.sum(weights * (1 - scores)) / weights.sum() - result.fun)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(instance=instances(max_groups=3, max_size=6), delta=st.one_of(st.just(0.0), st.floats(0.01, 0.5)))
 def test_equalized_odds_is_the_best_monotone_rule(plugin, instance, delta):
     scores, codes, weights = instance
