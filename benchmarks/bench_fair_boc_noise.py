@@ -29,7 +29,7 @@ def _experiment():
 def run(quick=False):
     experiment = _experiment()
     alphas = np.round(np.arange(0.0, 0.1001, 0.01 if quick else 0.005), 3)
-    seeds = range(3 if quick else 20)
+    seeds = range(3 if quick else 10)
     results = {"alphas": alphas.tolist(), "n_seeds": len(seeds), "n_samples": 50_000,
                "tolerance": 0.02, "constraint": "demographic_parity"}
     for strategy in ("duplicate", "flip"):
