@@ -190,3 +190,22 @@ def test_undefined_rate_names_the_group(plugin):
     scores = np.array([0.0, 0.0, 0.3, 0.8])
     with pytest.raises(ValueError, match="Group 'b' has a true positive rate of 0/0"):
         _fit(plugin, scores, np.array(["b", "b", "c", "c"]), np.ones(4), constraint="equal_opportunity")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(20))
+def test_sweep_matches_the_lp_on_larger_instances(plugin, seed):
+    rng = np.random.default_rng(seed)
+    n_groups, n = rng.integers(2, 7), 2000
+    codes = np.sort(rng.integers(0, n_groups, n))
+    codes[:n_groups] = np.arange(n_groups)
+    scores = np.round(rng.beta(2, 2, n) + 0.05 * codes, 3).clip(0, 1)  # many ties
+    weights = rng.uniform(0.5, 2.0, n)
+    for constraint in SIMPLE:
+        delta = [0.0, 0.02, 0.2][seed % 3]
+        sweep = _fit(plugin, scores, codes, weights, constraint=constraint, tolerance=delta)[1]
+        lp = _fit(plugin, scores, codes, weights, constraint=constraint, tolerance=delta, solver="lp")[1]
+        assert plugin.accuracy(sweep, scores, weights) == pytest.approx(
+            plugin.accuracy(lp, scores, weights), abs=1e-9)
+        fractional = {(a, s) for a, s, f in zip(codes, scores, sweep, strict=True) if 0 < f < 1}
+        assert len(fractional) <= n_groups - 1
