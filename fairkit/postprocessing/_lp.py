@@ -81,6 +81,8 @@ def lp_equalized_odds(curves, delta, n_initial=64, max_rounds=1000):
         Largest allowed difference between two groups' false (and true) positive rates.
     n_initial : int, default=64
         Knots per group in the first restricted LP (evenly spaced, plus both ends and the peak).
+    max_rounds : int, default=1000
+        Bound on the pricing rounds (each adds at least one knot; tens suffice in practice).
 
     Returns
     -------
