@@ -10,8 +10,10 @@ from fairkit.hookspecs import hookimpl
 @hookimpl
 def fairkit_estimators():
     from fairkit.cluster import FairSpectralClustering
+    from fairkit.postprocessing import RandomizedFairBOC
+    from fairkit.ranking import SelectiveRanker
 
-    return [FairSpectralClustering]
+    return [FairSpectralClustering, RandomizedFairBOC, SelectiveRanker]
 
 
 @hookimpl
@@ -31,6 +33,8 @@ def fairkit_datasets():
 
 @hookimpl
 def fairkit_search_spaces():
+    from scipy.stats import uniform
+
     return {
         "FairSpectralClustering": {
             "n_clusters": [2, 3, 4, 5, 6, 8, 10],
@@ -39,11 +43,20 @@ def fairkit_search_spaces():
             "n_neighbors": [5, 10, 20, 50],
             "laplacian": ["normalized", "unnormalized"],
         },
+        "RandomizedFairBOC": {
+            "constraint": ["demographic_parity", "equal_opportunity", "predictive_equality",
+                           "equalized_odds"],
+            "tolerance": [0.0, 0.005, 0.01, 0.02, 0.05, 0.1],
+        },
+        "SelectiveRanker": {"tau": uniform(0, 0.5), "missing": ["ignore", "dissent"]},
     }
 
 
 @hookimpl
 def fairkit_demos():
     from fairkit.cluster._fair_spectral import demo as fair_spectral_demo
+    from fairkit.postprocessing._demo import demo as fair_boc_demo
+    from fairkit.ranking._demo import demo as selective_ranking_demo
 
-    return {"FairSpectralClustering": fair_spectral_demo}
+    return {"fair_boc": fair_boc_demo, "fair_spectral": fair_spectral_demo,
+            "selective_ranking": selective_ranking_demo}
