@@ -1,0 +1,70 @@
+"""Sphinx configuration of fairkit's documentation.
+
+The build never needs the network: intersphinx inventories are read from local
+copies when there are any (see ``_intersphinx_mapping``) and left out otherwise,
+and the gallery executes the examples within a time budget taken from
+``FAIRKIT_GALLERY_BUDGET`` (seconds; unset runs every example, ``0`` runs none).
+"""
+
+import os
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+
+from fairkit_docs import gallery_filename_pattern, intersphinx_mapping, write_api_page  # noqa: E402
+
+import fairkit  # noqa: E402
+
+project = "fairkit"
+author = "The fairkit developers"
+copyright = "The fairkit developers"  # noqa: A001
+version = release = fairkit.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+    "fairkit_docs",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb", "auto_examples/*.py",
+                    "auto_examples/*.zip", "auto_examples/*.json", "auto_examples/*.md5"]
+default_role = "py:obj"
+
+# API reference: one autosummary table per public module, written before autosummary reads it.
+write_api_page(DOCS / "api.rst")
+autosummary_generate = True
+autodoc_default_options = {"members": True, "inherited-members": False}
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+
+intersphinx_mapping = intersphinx_mapping(DOCS / "_intersphinx")
+intersphinx_timeout = 3
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"fairkit {release}"
+html_theme_options = {
+    "github_url": "https://github.com/fairkit/fairkit",
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+}
+html_static_path = []
+
+sphinx_gallery_conf = {
+    "examples_dirs": str(DOCS.parent / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": gallery_filename_pattern(DOCS.parent / "examples", DOCS / "gallery_times.json",
+                                                 os.environ.get("FAIRKIT_GALLERY_BUDGET")),
+    "plot_gallery": "True",
+    "abort_on_example_error": True,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+}
