@@ -5,5 +5,6 @@ verify checksums and never download anything.
 """
 
 from fairkit.datasets._base import DataFileError, get_data_home
+from fairkit.datasets._classification import make_fair_classification
 
-__all__ = ["DataFileError", "get_data_home"]
+__all__ = ["DataFileError", "get_data_home", "make_fair_classification"]

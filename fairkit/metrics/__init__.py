@@ -1,3 +1,25 @@
 """Group fairness, clustering, ranking and independence metrics, and fairness scorers."""
 
-__all__ = []
+from fairkit.metrics._group import (
+    demographic_parity_difference,
+    demographic_parity_ratio,
+    equalized_odds_deviation,
+    equalized_odds_difference,
+    false_positive_rate_difference,
+    group_summary,
+    selection_rate,
+    true_positive_rate_difference,
+)
+from fairkit.metrics._scorer import make_fairness_scorer
+
+__all__ = [
+    "demographic_parity_difference",
+    "demographic_parity_ratio",
+    "equalized_odds_deviation",
+    "equalized_odds_difference",
+    "false_positive_rate_difference",
+    "group_summary",
+    "make_fairness_scorer",
+    "selection_rate",
+    "true_positive_rate_difference",
+]
