@@ -25,7 +25,8 @@ def test_gallery_budget_runs_the_fastest_measured_examples(tmp_path):
     for name in names:
         (tmp_path / name).write_text("")
     times = tmp_path / "times.json"
-    times.write_text(json.dumps({"plot_a.py": 50.0, "plot_b.py": 5.0, "plot_c.py": 20.0, "plot_gone.py": 1.0}))
+    times.write_text(json.dumps({"plot_a.py": 50.0, "plot_b.py": 5.0, "plot_c.py": 20.0,
+                                 "plot_gone.py": 1.0}))
     assert _executed(fairkit_docs.gallery_filename_pattern(tmp_path, times, None), names) == names
     assert _executed(fairkit_docs.gallery_filename_pattern(tmp_path, times, "30"), names) == [
         "plot_b.py", "plot_c.py"]
