@@ -56,6 +56,8 @@ html_theme_options = {
     "show_toc_level": 2,
 }
 html_static_path = []
+# single pages without sub-pages: no empty navigation column
+html_sidebars = {page: [] for page in ("index", "getting_started", "plugin_authoring", "api")}
 
 sphinx_gallery_conf = {
     "examples_dirs": str(DOCS.parent / "examples"),

@@ -21,8 +21,9 @@ class ReweighingClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
         self.classes_, labels = np.unique(y, return_inverse=True)
-        cells = codes * len(self.classes_) + labels
-        weights = np.bincount(codes)[codes] * np.bincount(labels)[labels] / len(y) / np.bincount(cells)[cells]
+        cells = codes * len(self.classes_) + labels  # weight = P(group) P(label) / P(group, label)
+        count = [np.bincount(c)[c] for c in (codes, labels, cells)]
+        weights = count[0] * count[1] / (len(y) * count[2])
         self.estimator_ = clone(self.estimator or LogisticRegression()).fit(X, y, sample_weight=weights)
         self.groups_ = groups
         return self
