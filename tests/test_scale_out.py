@@ -92,3 +92,20 @@ def test_plugin_estimator_on_dask(install_plugin, tmp_path, dask_client):
     from fairkit.registry import get_estimator
 
     _check_parallel_matches_sequential(get_estimator("ReweighingClassifier"), "dask")
+
+
+@pytest.fixture(scope="module")
+def ray_backend():
+    ray = pytest.importorskip("ray", reason="ray is not installed (it is in no extra: large wheels)")
+    from ray.util.joblib import register_ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    register_ray()
+    yield
+    ray.shutdown()
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("cls", SEARCHABLE, ids=lambda cls: cls.__name__)
+def test_grid_search_on_ray(cls, ray_backend):
+    _check_parallel_matches_sequential(cls, "ray")
