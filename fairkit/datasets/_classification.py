@@ -26,7 +26,7 @@ __all__ = ["make_fair_classification"]
     prefer_skip_nested_validation=True,
 )
 def make_fair_classification(n_samples=1000, n_features=10, *, n_groups=2, group_weights=None,
-                             label_bias=1.0, feature_bias=1.0, class_sep=2.0, random_state=None,
+                             label_bias=0.5, feature_bias=0.5, class_sep=2.0, random_state=None,
                              as_frame=False):
     """Generate a binary classification problem with a tunable dependence on a group.
 
@@ -59,9 +59,9 @@ def make_fair_classification(n_samples=1000, n_features=10, *, n_groups=2, group
         Number of groups.
     group_weights : array-like of shape (n_groups,), default=None
         Probability of each group (normalised to sum to 1); ``None`` is uniform.
-    label_bias : float, default=1.0
+    label_bias : float, default=0.5
         Direct effect of the group on the log-odds of ``Y = 1``.
-    feature_bias : float, default=1.0
+    feature_bias : float, default=0.5
         Shift of the group means along ``u``; the two outermost groups' means are
         ``2 * feature_bias`` apart.
     class_sep : float, default=2.0

@@ -51,7 +51,7 @@ _RATE_NAMES = {
 # input handling
 
 
-def _check_inputs(y_true, y_pred, sensitive_features, sample_weight):
+def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, grouped=True):
     """Validate the arrays; return y_true, y_pred, weights and the group labels and codes."""
     y_true = column_or_1d(y_true, warn=True)
     y_pred = column_or_1d(y_pred, warn=True)
@@ -60,6 +60,8 @@ def _check_inputs(y_true, y_pred, sensitive_features, sample_weight):
         raise ValueError("y_true and y_pred are empty.")
     weights = _check_sample_weight(sample_weight, y_true, ensure_non_negative=True)
     if sensitive_features is None:
+        if grouped:
+            raise ValueError("sensitive_features is required (got None).")
         groups, codes = None, None
     else:
         frame = check_sensitive_features(sensitive_features, y_true.shape[0])
@@ -80,8 +82,7 @@ def _binary_labels(y_true, y_pred, pos_label):
     Without ``pos_label`` the labels must be in {0, 1} (booleans included) or {-1, 1},
     and 1 is the positive label.
     """
-    values = pd.unique(np.concatenate([np.asarray(y_true, dtype=object),
-                                       np.asarray(y_pred, dtype=object)]))
+    values = pd.unique(np.array([*pd.unique(y_true), *pd.unique(y_pred)], dtype=object))
     if len(values) > 2:
         raise ValueError(f"y_true and y_pred must be binary; together they hold {len(values)} "
                          f"distinct values ({_show(values)}).")
@@ -141,8 +142,6 @@ def _ratio(rates, groups, rate_name):
 def _selection_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label):
     y_true, y_pred, weights, groups, codes = _check_inputs(y_true, y_pred, sensitive_features,
                                                            sample_weight)
-    if groups is None:
-        raise ValueError("sensitive_features is required (got None).")
     every = np.ones(len(y_pred), dtype=bool)
     return _rates(codes, len(groups), weights, every, y_pred == pos_label), groups
 
@@ -151,8 +150,6 @@ def _error_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label):
     """Per-group TPR and FPR, with the validated inputs."""
     y_true, y_pred, weights, groups, codes = _check_inputs(y_true, y_pred, sensitive_features,
                                                            sample_weight)
-    if groups is None:
-        raise ValueError("sensitive_features is required (got None).")
     positive, predicted = _binary_labels(y_true, y_pred, pos_label)
     tpr = _rates(codes, len(groups), weights, positive, predicted)
     fpr = _rates(codes, len(groups), weights, ~positive, predicted)
@@ -168,7 +165,7 @@ def selection_rate(y_true, y_pred, *, sensitive_features=None, pos_label=1, samp
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_samples,) or None
         True labels (ignored; kept for a uniform signature, as in fairlearn).
     y_pred : array-like of shape (n_samples,)
         Predicted labels.
@@ -196,7 +193,8 @@ def selection_rate(y_true, y_pred, *, sensitive_features=None, pos_label=1, samp
     y_pred = column_or_1d(y_pred, warn=True)
     y_true = y_pred if y_true is None else y_true
     if sensitive_features is None:
-        y_true, y_pred, weights, _, _ = _check_inputs(y_true, y_pred, None, sample_weight)
+        _, y_pred, weights, _, _ = _check_inputs(y_true, y_pred, None, sample_weight,
+                                                 grouped=False)
         return float(_overall_rate(weights, np.ones(len(y_pred), dtype=bool), y_pred == pos_label))
     rates, groups = _selection_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
     return pd.Series(rates, index=groups, name="selection_rate")
@@ -346,6 +344,10 @@ def equalized_odds_difference(y_true, y_pred, *, sensitive_features, agg="worst_
                               pos_label=None, sample_weight=None):
     """Equalized odds gap: the true and false positive rate differences, aggregated.
 
+    Groups where a rate is undefined are left out of its difference, with a
+    warning; if a rate is undefined in every group (no positive, or no negative,
+    samples at all), the other difference alone is returned.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -378,9 +380,12 @@ def equalized_odds_difference(y_true, y_pred, *, sensitive_features, agg="worst_
     if agg not in ("worst_case", "mean"):
         raise ValueError(f"agg must be 'worst_case' or 'mean', got {agg!r}.")
     tpr, fpr, groups, _ = _error_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
-    gaps = [_difference(tpr, groups, "true_positive_rate"),
-            _difference(fpr, groups, "false_positive_rate")]
-    return float(max(gaps) if agg == "worst_case" else np.mean(gaps))
+    gaps = np.array([_difference(tpr, groups, "true_positive_rate"),
+                     _difference(fpr, groups, "false_positive_rate")])
+    gaps = gaps[~np.isnan(gaps)]  # a rate undefined in every group was warned about
+    if not gaps.size:
+        return float("nan")
+    return float(gaps.max() if agg == "worst_case" else gaps.mean())
 
 
 def equalized_odds_deviation(y_true, y_pred, *, sensitive_features, pos_label=None,

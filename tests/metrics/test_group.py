@@ -223,6 +223,11 @@ def test_defined_rates_do_not_warn():
 def test_rate_undefined_everywhere_is_nan():
     with pytest.warns(UndefinedMetricWarning):
         assert np.isnan(true_positive_rate_difference(np.zeros(8), Y_PRED, sensitive_features=A))
+    # no positives at all: equalized odds falls back on the false positive rates (gap 3/4 - 1/4)
+    for agg in ("worst_case", "mean"):
+        with pytest.warns(UndefinedMetricWarning):
+            assert equalized_odds_difference(np.zeros(8), Y_PRED, sensitive_features=A,
+                                             agg=agg) == 0.5
 
 
 def test_zero_weight_group_is_undefined():
