@@ -10,7 +10,7 @@ shape of its payload:
 A records table gets plots: a bar chart of every column whose name contains ``ratio`` or
 ``speedup`` (fairkit's speed against a peer measured in the same run), and, when the records
 vary a size column (``n``, ``size`` or a name starting with ``n_``), a log-log plot of each
-time column (a name containing ``seconds`` or ``time``) against that size, one line per
+time column (a name containing ``seconds`` or ``time``, or ending in ``_s``) against that size, one line per
 method (the records' text columns).
 """
 
@@ -117,7 +117,8 @@ def _plot_records(records, title, path_stem):
         plt.close(fig)
         written.append(path)
     sizes = [key for key in numeric if key in _SIZE_NAMES or key.startswith("n_")]
-    times = [key for key in numeric if "seconds" in key.lower() or "time" in key.lower()]
+    times = [key for key in numeric
+             if "seconds" in key.lower() or "time" in key.lower() or key.lower().endswith("_s")]
     size = next((key for key in sizes if len({row[key] for row in records}) > 1), None)
     if size is not None and times:
         fig, ax = plt.subplots(figsize=(6.4, 4.2))

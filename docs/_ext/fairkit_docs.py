@@ -201,6 +201,7 @@ class OptionalTocTree(TocTree):
         here = posixpath.dirname(self.env.docname)
         patterns = [posixpath.join(here, line.strip()) for line in self.content if line.strip()]
         if not any(patfilter(self.env.found_docs, pattern) for pattern in patterns):
+            self.env.glob_toctrees.add(self.env.docname)  # read again when pages are added
             return [nodes.paragraph(text="No method page is installed.")]
         return super().run()
 
