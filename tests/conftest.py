@@ -51,3 +51,50 @@ def install_plugin(tmp_path, monkeypatch):
     for name in installed:
         sys.modules.pop(name, None)
     registry.reload_plugins()
+
+
+@pytest.fixture
+def search_case():
+    """``search_case(cls)``: an estimator of ``cls`` and data, ready for a search.
+
+    Returns a namespace with ``estimator`` (``cls.get_test_params()[0]``), ``X``, ``y``
+    and ``groups`` (data of its kind, as fairkit's estimator checks make them),
+    ``fit_params`` (what the search's ``fit`` must get) and ``scoring``. The sensitive
+    features go the documented way: routed to ``fit`` as metadata, or, when the estimator
+    also needs them to predict (scorers cannot route them there), read from a last column
+    of ``X`` through ``sensitive_cols``. Call it with metadata routing enabled. Skips an
+    estimator that a search cannot score (no ``predict`` and no ``score``).
+    """
+    import inspect
+    from types import SimpleNamespace
+
+    import numpy as np
+    from sklearn.base import is_classifier, is_regressor
+
+    from fairkit.utils.estimator_checks import _data
+
+    def takes(method):
+        return method is not None and "sensitive_features" in inspect.signature(method).parameters
+
+    def make(cls):
+        estimator = cls(**(cls.get_test_params()[0] if hasattr(cls, "get_test_params") else {}))
+        X, y, groups = _data(estimator)
+        case = SimpleNamespace(estimator=estimator, X=X, y=y, groups=None, fit_params={},
+                               scoring="accuracy" if is_classifier(estimator)
+                               else "r2" if is_regressor(estimator) else None)
+        if case.scoring is None and not hasattr(estimator, "score"):
+            pytest.skip(f"{cls.__name__} has neither predict nor score for a search to use")
+        if not takes(estimator.fit):
+            return case
+        case.groups = groups
+        if takes(getattr(estimator, "predict", None)) and "sensitive_cols" in estimator.get_params():
+            case.X = np.column_stack([X, groups])
+            estimator.set_params(sensitive_cols=[X.shape[1]]).set_fit_request(sensitive_features=False)
+            return case
+        estimator.set_fit_request(sensitive_features=True)
+        if case.scoring is None and takes(estimator.score):
+            estimator.set_score_request(sensitive_features=True)
+        case.fit_params = {"sensitive_features": groups}
+        return case
+
+    return make

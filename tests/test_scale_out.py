@@ -13,49 +13,40 @@ import joblib
 import numpy as np
 import pytest
 from sklearn import config_context
-from sklearn.base import clone, is_regressor
+from sklearn.base import clone, is_classifier
 from sklearn.model_selection import GridSearchCV, KFold
 
 from fairkit.metrics import make_fairness_scorer
 from fairkit.registry import all_estimators
-from fairkit.utils.estimator_checks import _data
 
 SEARCHABLE = [cls for _, cls in all_estimators()
               if "sensitive_features" in inspect.signature(cls.fit).parameters]
 
 
-def _search(cls, n_jobs):
-    """A GridSearchCV over ``cls.get_test_params()`` with its data, routed as fairkit documents."""
-    estimator = cls(**cls.get_test_params()[0])
-    if not hasattr(estimator, "predict"):
-        pytest.skip(f"{cls.__name__} has no predict; GridSearchCV scores through predict")
-    X, y, groups = _data(estimator)
+def _search(cls, search_case):
+    """A sequential GridSearchCV over the grid of ``cls.get_test_params()``, its data and fit params."""
+    case = search_case(cls)
     grid = [{key: [value] for key, value in params.items()} for params in cls.get_test_params()]
-    if "random_state" in estimator.get_params():
+    if "random_state" in case.estimator.get_params():
         grid = [{**g, "random_state": [0]} for g in grid]
-    estimator = clone(estimator).set_fit_request(sensitive_features=True)
-    if "sensitive_features" in inspect.signature(estimator.predict).parameters:
-        # scorers cannot route metadata to predict: the groups come from a column of X instead
-        X = np.column_stack([X, groups])
-        estimator.set_params(sensitive_cols=[X.shape[1] - 1]).set_fit_request(sensitive_features=False)
-    if is_regressor(estimator):
-        scoring = {"default": "r2"}
-    else:  # the fairness scorer gets each fold's own sensitive features
-        scoring = {"default": "accuracy", "dp": make_fairness_scorer("demographic_parity_difference")}
-    search = GridSearchCV(estimator, grid, cv=FOLDS, scoring=scoring, refit="default", n_jobs=n_jobs)
-    return search, X, y, groups
+    scoring, fit_params = {"default": case.scoring}, case.fit_params
+    if is_classifier(case.estimator) and case.groups is not None:
+        # a fairness scorer, which gets each fold's own sensitive features
+        scoring["dp"] = make_fairness_scorer("demographic_parity_difference")
+        fit_params = {"sensitive_features": case.groups}
+    search = GridSearchCV(case.estimator, grid, cv=FOLDS, scoring=scoring, refit="default")
+    return search, case.X, case.y, fit_params
 
 
 FOLDS = KFold(3, shuffle=True, random_state=0)
 
 
-def _check_parallel_matches_sequential(cls, backend):
+def _check_parallel_matches_sequential(cls, backend, search_case):
     with config_context(enable_metadata_routing=True):
-        search, X, y, groups = _search(cls, n_jobs=1)
-        sequential = search.fit(X, y, sensitive_features=groups).cv_results_
-        search = clone(search).set_params(n_jobs=2)
+        search, X, y, fit_params = _search(cls, search_case)
+        sequential = search.fit(X, y, **fit_params).cv_results_
         with joblib.parallel_backend(backend):
-            parallel = search.fit(X, y, sensitive_features=groups).cv_results_
+            parallel = clone(search).set_params(n_jobs=2).fit(X, y, **fit_params).cv_results_
     scores = [key for key in sequential if key.startswith("split") and "_test_" in key]
     assert scores
     for key in scores:
@@ -63,8 +54,8 @@ def _check_parallel_matches_sequential(cls, backend):
 
 
 @pytest.mark.parametrize("cls", SEARCHABLE, ids=lambda cls: cls.__name__)
-def test_grid_search_on_loky(cls):
-    _check_parallel_matches_sequential(cls, "loky")
+def test_grid_search_on_loky(cls, search_case):
+    _check_parallel_matches_sequential(cls, "loky", search_case)
 
 
 @pytest.fixture(scope="module")
@@ -77,12 +68,12 @@ def dask_client():
 
 @pytest.mark.dask
 @pytest.mark.parametrize("cls", SEARCHABLE, ids=lambda cls: cls.__name__)
-def test_grid_search_on_dask(cls, dask_client):
-    _check_parallel_matches_sequential(cls, "dask")
+def test_grid_search_on_dask(cls, dask_client, search_case):
+    _check_parallel_matches_sequential(cls, "dask", search_case)
 
 
 @pytest.mark.dask
-def test_plugin_estimator_on_dask(install_plugin, tmp_path, dask_client):
+def test_plugin_estimator_on_dask(install_plugin, tmp_path, dask_client, search_case):
     """A plugin's estimator runs on workers that were given its module (here by upload_file)."""
     from pathlib import Path
 
@@ -91,7 +82,7 @@ def test_plugin_estimator_on_dask(install_plugin, tmp_path, dask_client):
     dask_client.upload_file(str(tmp_path / "fairkit_reweighing.py"))
     from fairkit.registry import get_estimator
 
-    _check_parallel_matches_sequential(get_estimator("ReweighingClassifier"), "dask")
+    _check_parallel_matches_sequential(get_estimator("ReweighingClassifier"), "dask", search_case)
 
 
 @pytest.fixture(scope="module")
@@ -107,5 +98,5 @@ def ray_backend():
 
 @pytest.mark.ray
 @pytest.mark.parametrize("cls", SEARCHABLE, ids=lambda cls: cls.__name__)
-def test_grid_search_on_ray(cls, ray_backend):
-    _check_parallel_matches_sequential(cls, "ray")
+def test_grid_search_on_ray(cls, ray_backend, search_case):
+    _check_parallel_matches_sequential(cls, "ray", search_case)

@@ -1,15 +1,11 @@
 """Every registered search space drives a short RandomizedSearchCV (and an Optuna study)."""
 
-import inspect
-
 import numpy as np
 import pytest
 from sklearn import config_context
-from sklearn.base import clone
 from sklearn.model_selection import RandomizedSearchCV
 
 from fairkit.registry import all_estimators, all_search_spaces, get_estimator, search_space
-from fairkit.utils.estimator_checks import _data
 
 NAMES = [name for name, _ in all_estimators()]
 
@@ -39,27 +35,13 @@ def _in_space(value, space):
     return low <= value <= high
 
 
-def _fit_args(cls, params=None):
-    """An estimator with its first test parameters (plus ``params``), and data of its kind."""
-    estimator = cls(**{**(cls.get_test_params()[0] if hasattr(cls, "get_test_params") else {}),
-                       **(params or {})})
-    X, y, groups = _data(estimator)
-    fit_params = {}
-    if "sensitive_features" in inspect.signature(estimator.fit).parameters:
-        estimator.set_fit_request(sensitive_features=True)
-        fit_params["sensitive_features"] = groups
-    return estimator, X, y, fit_params
-
-
-def _randomized_search(name):
-    cls = get_estimator(name)
+def _randomized_search(name, search_case):
     space = search_space(name)
     with config_context(enable_metadata_routing=True):
-        estimator, X, y, fit_params = _fit_args(cls)
-        scoring = None if hasattr(estimator, "score") else "accuracy"
-        search = RandomizedSearchCV(estimator, space, n_iter=3, cv=2, random_state=0, error_score="raise",
-                                    scoring=scoring)
-        search.fit(X, y, **fit_params)
+        case = search_case(get_estimator(name))
+        search = RandomizedSearchCV(case.estimator, space, n_iter=3, cv=2, random_state=0,
+                                    error_score="raise", scoring=case.scoring)
+        search.fit(case.X, case.y, **case.fit_params)
     assert len(search.cv_results_["params"]) == 3
     for params in search.cv_results_["params"]:
         assert all(_in_space(value, space[key]) for key, value in params.items()), params
@@ -67,26 +49,24 @@ def _randomized_search(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_randomized_search_from_the_registered_space(name):
+def test_randomized_search_from_the_registered_space(name, search_case):
     if name not in all_search_spaces():
         pytest.skip(f"{name} registers no search space")
-    _randomized_search(name)
+    _randomized_search(name, search_case)
 
 
-def _optuna_study(name, n_trials=3):
+def _optuna_study(name, search_case, n_trials=3):
     optuna = pytest.importorskip("optuna")
     from sklearn.model_selection import cross_val_score
 
     from fairkit.integrations.optuna import suggest
 
-    cls = get_estimator(name)
-
     def objective(trial):
         with config_context(enable_metadata_routing=True):
-            estimator, X, y, fit_params = _fit_args(cls)
-            estimator.set_params(**suggest(trial, name))
-            return cross_val_score(clone(estimator), X, y, cv=2, params=fit_params,
-                                   error_score="raise").mean()
+            case = search_case(get_estimator(name))
+            case.estimator.set_params(**suggest(trial, name))
+            return cross_val_score(case.estimator, case.X, case.y, cv=2, params=case.fit_params,
+                                   scoring=case.scoring, error_score="raise").mean()
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.RandomSampler(seed=0))
@@ -100,23 +80,23 @@ def _optuna_study(name, n_trials=3):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_optuna_study_from_the_registered_space(name):
+def test_optuna_study_from_the_registered_space(name, search_case):
     if name not in all_search_spaces():
         pytest.skip(f"{name} registers no search space")
-    _optuna_study(name)
+    _optuna_study(name, search_case)
 
 
-def test_search_and_study_on_a_plugin_search_space(install_plugin):
+def test_search_and_study_on_a_plugin_search_space(install_plugin, search_case):
     install_plugin("spaceplug", SPACE_PLUGIN)
-    _randomized_search("LogisticRegression")
-    study = _optuna_study("LogisticRegression", n_trials=4)
+    _randomized_search("LogisticRegression", search_case)
+    study = _optuna_study("LogisticRegression", search_case, n_trials=4)
     for trial in study.trials:
         assert 1e-2 <= trial.params["C"] <= 1e2 and 50 <= trial.params["max_iter"] <= 59
 
 
 def test_every_search_space_names_real_parameters():
     for name, space in all_search_spaces().items():
-        parameters = _fit_args(get_estimator(name))[0].get_params()
+        parameters = get_estimator(name)().get_params()
         assert set(space) <= set(parameters), f"{name}: unknown parameters {set(space) - set(parameters)}"
         for key, values in space.items():
             assert isinstance(values, list | tuple) or hasattr(values, "rvs"), f"{name}.{key}"
