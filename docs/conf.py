@@ -1,7 +1,7 @@
 """Sphinx configuration of fairkit's documentation.
 
 The build never needs the network: intersphinx inventories are read from local
-copies when there are any (see ``_intersphinx_mapping``) and left out otherwise,
+copies when there are any (see ``docs/_ext/fairkit_docs.py``) and left out otherwise,
 and the gallery executes the examples within a time budget taken from
 ``FAIRKIT_GALLERY_BUDGET`` (seconds; unset runs every example, ``0`` runs none).
 """
@@ -13,7 +13,12 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))
 
-from fairkit_docs import gallery_filename_pattern, intersphinx_mapping, write_api_page  # noqa: E402
+from fairkit_docs import (  # noqa: E402
+    gallery_filename_pattern,
+    intersphinx_mapping,
+    offline_numpydoc_aliases,
+    write_api_page,
+)
 
 import fairkit  # noqa: E402
 
@@ -38,15 +43,27 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb", "
                     "auto_examples/*.zip", "auto_examples/*.json", "auto_examples/*.md5"]
 default_role = "py:obj"
 
+intersphinx_mapping = intersphinx_mapping(DOCS / "_intersphinx")
+intersphinx_timeout = 3
+
 # API reference: one autosummary table per public module, written before autosummary reads it.
 write_api_page(DOCS / "api.rst")
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
+# Types become cross-references where they resolve and code otherwise, so that a type like
+# "ndarray of shape (n_features_in_,)" is never read as a reST hyperlink target.
+numpydoc_xref_param_type = True
+numpydoc_xref_ignore = {"of", "or", "and", "shape", "default", "optional", "instance", "like", "the",
+                        "a", "an", "to", "in", "is", "with", "them", "list", "dict", "tuple", "int", "float",
+                        "str", "bool", "callable", "None", "True", "False", "array", "sparse", "matrix",
+                        "estimator", "classifier", "regressor", "object", "path", "function"}
+numpydoc_xref_aliases = {"DataFrame": "pandas.DataFrame", "Series": "pandas.Series",
+                         "ndarray": "numpy.ndarray", "Bunch": "sklearn.utils.Bunch",
+                         "RandomState": "numpy.random.RandomState", "Path": "pathlib.Path",
+                         **offline_numpydoc_aliases(intersphinx_mapping)}
 
-intersphinx_mapping = intersphinx_mapping(DOCS / "_intersphinx")
-intersphinx_timeout = 3
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"fairkit {release}"

@@ -126,6 +126,22 @@ def intersphinx_mapping(local_dir):
     return mapping
 
 
+def offline_numpydoc_aliases(mapping):
+    """numpydoc type aliases that stay plain text where their intersphinx inventory is missing.
+
+    numpydoc links types such as ``array-like`` and ``bool`` to glossary terms and labels
+    of the NumPy and Python docs; without those inventories the references would warn.
+    """
+    from numpydoc.xref import DEFAULT_LINKS
+
+    aliases = {}
+    for name, target in DEFAULT_LINKS.items():
+        project = re.search(r"[`<](\w+):", target)
+        if (":term:" in target or ":ref:" in target) and project and project.group(1) not in mapping:
+            aliases[name] = name
+    return aliases
+
+
 def gallery_filename_pattern(examples_dir, times_file, budget):
     """Regular expression of the examples the gallery executes.
 
@@ -206,7 +222,31 @@ class OptionalTocTree(TocTree):
         return super().run()
 
 
+# scikit-learn's generated metadata-routing and configuration methods, the same on every estimator
+_INHERITED_API = re.compile(r"set_\w+_request|get_metadata_routing|set_output|get_params|set_params")
+
+
+def skip_inherited_api(app, what, name, obj, skip, options):
+    """Leave scikit-learn's per-estimator boilerplate methods out of the class pages."""
+    return True if what == "class" and _INHERITED_API.fullmatch(name) else None
+
+
+# "name : type" lines of numpydoc sections, and bare names that end in "_" in their type
+_TYPE_LINE = re.compile(r"^(\s*\*{0,2}\w+ : )(.*)$")
+_TRAILING_UNDERSCORE = re.compile(r"(?<![`\w])([A-Za-z]\w*_)(?![`\w])")
+
+
+def quote_fitted_names_in_types(app, what, name, obj, options, lines):
+    """Quote names such as ``n_features_in_`` in parameter types, where reST reads them as links."""
+    for i, line in enumerate(lines):
+        match = _TYPE_LINE.match(line)
+        if match and "`" not in match.group(2):
+            lines[i] = match.group(1) + _TRAILING_UNDERSCORE.sub(r"``\1``", match.group(2))
+
+
 def setup(app):
+    app.connect("autodoc-skip-member", skip_inherited_api)
+    app.connect("autodoc-process-docstring", quote_fitted_names_in_types, priority=100)
     app.add_directive("fairkit-estimators", EstimatorTable)
     app.add_directive("fairkit-toctree", OptionalTocTree)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -98,3 +98,21 @@ def test_plugin_example_passes_the_fairness_checks(reweighing):
         else:
             ran += 1
     assert ran >= 5
+
+
+def test_fitted_names_in_parameter_types_are_quoted():
+    lines = ["feature_names_in_ : ndarray of shape (n_features_in_,)",
+             "    Seen during fit, like groups_.",
+             "coef_ : ndarray of shape (`n_features_in_`,)",
+             "X : array-like of shape (n_samples, n_features)"]
+    fairkit_docs.quote_fitted_names_in_types(None, "class", "C", None, {}, lines)
+    assert lines == ["feature_names_in_ : ndarray of shape (``n_features_in_``,)",
+                     "    Seen during fit, like groups_.",
+                     "coef_ : ndarray of shape (`n_features_in_`,)",
+                     "X : array-like of shape (n_samples, n_features)"]
+
+
+def test_numpydoc_glossary_links_stay_text_without_their_inventories():
+    aliases = fairkit_docs.offline_numpydoc_aliases({"python": ("https://docs.python.org/3/", None)})
+    assert aliases["array-like"] == "array-like"  # numpy's glossary is not there
+    assert "bool" not in aliases  # python's labels are
