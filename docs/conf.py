@@ -15,8 +15,10 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 from fairkit_docs import (  # noqa: E402
     gallery_filename_pattern,
+    included_fragments,
     intersphinx_mapping,
     offline_numpydoc_aliases,
+    remove_stale_gallery_pages,
     write_api_page,
 )
 
@@ -40,7 +42,8 @@ extensions = [
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb", "auto_examples/*.py",
-                    "auto_examples/*.zip", "auto_examples/*.json", "auto_examples/*.md5"]
+                    "auto_examples/*.zip", "auto_examples/*.json", "auto_examples/*.md5",
+                    *included_fragments(DOCS)]
 default_role = "py:obj"
 
 intersphinx_mapping = intersphinx_mapping(DOCS / "_intersphinx")
@@ -76,6 +79,7 @@ html_static_path = []
 # single pages without sub-pages: no empty navigation column
 html_sidebars = {page: [] for page in ("index", "getting_started", "plugin_authoring", "api")}
 
+remove_stale_gallery_pages(DOCS / "auto_examples", DOCS.parent / "examples")
 sphinx_gallery_conf = {
     "examples_dirs": str(DOCS.parent / "examples"),
     "gallery_dirs": "auto_examples",

@@ -34,7 +34,7 @@ def _search(cls, search_case):
         # a fairness scorer, which gets each fold's own sensitive features
         scoring["dp"] = make_fairness_scorer("demographic_parity_difference")
         fit_params = {"sensitive_features": case.groups}
-    search = GridSearchCV(case.estimator, grid, cv=FOLDS, scoring=scoring, refit="default")
+    search = GridSearchCV(case.estimator, grid, cv=case.cv or FOLDS, scoring=scoring, refit="default")
     return search, case.X, case.y, fit_params
 
 

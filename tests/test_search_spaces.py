@@ -39,7 +39,7 @@ def _randomized_search(name, search_case):
     space = search_space(name)
     with config_context(enable_metadata_routing=True):
         case = search_case(get_estimator(name))
-        search = RandomizedSearchCV(case.estimator, space, n_iter=3, cv=2, random_state=0,
+        search = RandomizedSearchCV(case.estimator, space, n_iter=3, cv=case.cv or 2, random_state=0,
                                     error_score="raise", scoring=case.scoring)
         search.fit(case.X, case.y, **case.fit_params)
     assert len(search.cv_results_["params"]) == 3
@@ -65,7 +65,7 @@ def _optuna_study(name, search_case, n_trials=3):
         with config_context(enable_metadata_routing=True):
             case = search_case(get_estimator(name))
             case.estimator.set_params(**suggest(trial, name))
-            return cross_val_score(case.estimator, case.X, case.y, cv=2, params=case.fit_params,
+            return cross_val_score(case.estimator, case.X, case.y, cv=case.cv or 2, params=case.fit_params,
                                    scoring=case.scoring, error_score="raise").mean()
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -96,7 +96,8 @@ def test_search_and_study_on_a_plugin_search_space(install_plugin, search_case):
 
 def test_every_search_space_names_real_parameters():
     for name, space in all_search_spaces().items():
-        parameters = get_estimator(name)().get_params()
+        cls = get_estimator(name)
+        parameters = cls(**cls.get_test_params()[0]).get_params()
         assert set(space) <= set(parameters), f"{name}: unknown parameters {set(space) - set(parameters)}"
         for key, values in space.items():
             assert isinstance(values, list | tuple) or hasattr(values, "rvs"), f"{name}.{key}"

@@ -126,6 +126,34 @@ def intersphinx_mapping(local_dir):
     return mapping
 
 
+def included_fragments(srcdir):
+    """Source files that other pages pull in with ``.. include::`` (not pages of their own).
+
+    Returned as paths relative to ``srcdir``, for ``exclude_patterns``: otherwise a
+    fragment in ``user_guide/`` would also be listed as a page by the user guide's glob.
+    """
+    srcdir = Path(srcdir)
+    fragments = set()
+    for page in srcdir.rglob("*.rst"):
+        if "_build" in page.parts:
+            continue
+        for target in re.findall(r"^\s*\.\. include:: *(\S+)\s*$", page.read_text(errors="replace"), re.M):
+            path = srcdir / target.lstrip("/") if target.startswith("/") else page.parent / target
+            try:
+                fragments.add(path.resolve().relative_to(srcdir.resolve()).as_posix())
+            except ValueError:  # outside the source folder: not a page anyway
+                continue
+    return sorted(fragments)
+
+
+def remove_stale_gallery_pages(gallery_dir, examples_dir):
+    """Delete gallery pages whose example is gone (sphinx-gallery keeps them, and they warn)."""
+    for page in Path(gallery_dir).glob("plot_*.rst"):
+        if not (Path(examples_dir) / f"{page.stem}.py").is_file():
+            for stale in Path(gallery_dir).glob(f"{page.stem}.*"):
+                stale.unlink()
+
+
 def offline_numpydoc_aliases(mapping):
     """numpydoc type aliases that stay plain text where their intersphinx inventory is missing.
 
