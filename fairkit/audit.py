@@ -198,23 +198,34 @@ def _make_method(cls, random_state):
     return cls(**kwargs)
 
 
-def _fairness_metrics():
-    """Registered metrics that score binary predictions against sensitive features."""
+def _fairness_metrics(names=None):
+    """Registered metrics that score predictions against true labels and sensitive features."""
     from fairkit.registry import all_metrics
 
-    return {name: metric for name, metric in all_metrics().items()
-            if all(_takes(metric, arg) for arg in ("y_true", "y_pred", "sensitive_features"))}
+    usable = {name: metric for name, metric in all_metrics().items()
+              if all(_takes(metric, arg) for arg in ("y_true", "y_pred", "sensitive_features"))}
+    if names is None:
+        return usable
+    unknown = [name for name in names if name not in usable]
+    if unknown:
+        raise AuditError(f"unknown metric {', '.join(map(repr, unknown))}; usable metrics: "
+                         f"{', '.join(usable) or 'none'}")
+    return {name: usable[name] for name in names}
 
 
-def _score(y_true, y_pred, groups, metrics, notes, model):
+def _score(y_true, y_pred, groups, metrics, notes, model, random_state, bar):
+    """Accuracy and every metric: scalars and the fields of test results (``name.pvalue``) overall,
+    DataFrames (one row per group) by group."""
     from sklearn.metrics import accuracy_score
 
     overall, by_group = {"accuracy": accuracy_score(y_true, y_pred)}, None
     for name, metric in metrics.items():
+        bar.set_postfix_str(f"{model}: {name}")
+        kwargs = {"random_state": random_state} if _takes(metric, "random_state") else {}
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                value = metric(y_true, y_pred, sensitive_features=groups)
+                value = metric(y_true=y_true, y_pred=y_pred, sensitive_features=groups, **kwargs)
         except Exception as exc:  # a plugin's metric may not apply to this data
             notes.append(f"{model}: metric {name} failed: {type(exc).__name__}: {exc}")
             continue
@@ -223,6 +234,10 @@ def _score(y_true, y_pred, groups, metrics, notes, model):
             by_group = value if by_group is None else by_group.join(value, rsuffix=f" ({name})")
         elif np.ndim(value) == 0:
             overall[name] = float(value)
+        elif hasattr(value, "_fields"):  # a named tuple, such as a test's (statistic, pvalue)
+            overall.update({f"{name}.{field}": float(getattr(value, field)) for field in value._fields
+                            if np.ndim(getattr(value, field)) == 0})
+        bar.update()
     return overall, by_group
 
 
@@ -233,8 +248,8 @@ def _note_warnings(caught, notes, where):
             notes.append(note)
 
 
-def audit(data, *, target, sensitive, positive_label=None, methods=None, test_size=0.3, random_state=0,
-          progress=False):
+def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics=None, test_size=0.3,
+          random_state=0, progress=False):
     """Compare an unconstrained baseline with fair methods on a table.
 
     Parameters
@@ -251,12 +266,15 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, test_si
     methods : list of str, default=None
         Registered classifiers that take ``sensitive_features`` (class names). ``None``
         takes ``RandomizedFairBOC`` when it is registered.
+    metrics : list of str, default=None
+        Registered metrics taking ``(y_true, y_pred, *, sensitive_features)`` to report
+        besides accuracy. ``None`` takes all of them.
     test_size : float, default=0.3
         Fraction of rows held out for scoring; the split is stratified by group.
     random_state : int, default=0
         Seed of the split and of the methods' ``random_state``.
     progress : bool, default=False
-        Show a progress bar (on standard error) over the model fits.
+        Show a progress bar (on standard error) over the model fits and metrics.
 
     Returns
     -------
@@ -302,6 +320,7 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, test_si
     if features.shape[1] == 0:
         raise AuditError("no feature columns are left besides the target and the sensitive columns")
     chosen = _resolve_methods(methods)
+    metrics = _fairness_metrics(metrics)
     try:
         train, test = train_test_split(np.arange(len(complete)), test_size=test_size,
                                        random_state=random_state, stratify=labels)
@@ -322,9 +341,10 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, test_si
     s_train, s_test = complete[sensitive].iloc[train], complete[sensitive].iloc[test]
     baseline = LogisticRegression(max_iter=1000)
     models = {BASELINE: baseline, **{name: _make_method(cls, random_state) for name, cls in chosen.items()}}
-    metrics = _fairness_metrics()
     overall, by_group, failures, seconds = {}, {}, {}, {}
-    for name, model in tqdm(models.items(), desc="fitting", unit="model", disable=not progress):
+    bar = tqdm(total=len(models) * (1 + len(metrics)), desc="audit", unit="step", disable=not progress)
+    for name, model in models.items():
+        bar.set_postfix_str(f"fitting {name}")
         model = clone(model)
         start = time.perf_counter()
         try:
@@ -340,11 +360,15 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, test_si
         except Exception as exc:  # report a method that breaks on this data and go on
             failures[name] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
             continue
+        finally:
+            bar.update()
         seconds[name] = time.perf_counter() - start
         _note_warnings(caught, notes, name)
-        overall[name], groups = _score(y[test], np.asarray(y_pred), s_test, metrics, notes, name)
+        overall[name], groups = _score(y[test], np.asarray(y_pred), s_test, metrics, notes, name,
+                                       random_state, bar)
         if groups is not None:
             by_group[name] = groups
+    bar.close()
     table = pd.DataFrame(overall)
     table.loc["fit and predict seconds"] = pd.Series(seconds)
     info = {"source": source, "n_rows": len(frame), "n_train": len(train), "n_test": len(test),

@@ -90,8 +90,9 @@ def _audit(args):
         if args.out is not None and not args.out.resolve().parent.is_dir():
             raise AuditError(f"cannot write {args.out}: folder {args.out.parent} does not exist")
         result = audit(args.data, target=args.target, sensitive=[c for c in args.sensitive.split(",") if c],
-                       positive_label=args.positive_label, methods=args.method, test_size=args.test_size,
-                       random_state=args.random_state, progress=not args.no_progress)
+                       positive_label=args.positive_label, methods=args.method, metrics=args.metric,
+                       test_size=args.test_size, random_state=args.random_state,
+                       progress=not args.no_progress)
     except AuditError as exc:
         print(f"fairkit audit: {exc}", file=sys.stderr)
         return 2
@@ -126,6 +127,8 @@ def build_parser():
     audit.add_argument("--positive-label", metavar="V", help="the target value that counts as positive")
     audit.add_argument("--method", action="extend", nargs="+", metavar="NAME",
                        help="fair methods (registered classifiers; default: RandomizedFairBOC)")
+    audit.add_argument("--metric", action="extend", nargs="+", metavar="NAME",
+                       help="metrics to report besides accuracy (default: every group fairness metric)")
     audit.add_argument("--test-size", type=float, default=0.3, help="held-out fraction (default 0.3)")
     audit.add_argument("--random-state", type=int, default=0, help="seed of the split and the methods")
     audit.add_argument("--out", type=Path, metavar="report.html", help="write an HTML report here")

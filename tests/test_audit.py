@@ -57,7 +57,7 @@ def test_audit_prints_tables_and_writes_a_self_contained_report(synthetic_csv, t
     assert "700 train / 300 test rows" in out
     header = next(line for line in out.splitlines() if "baseline" in line)
     assert header.split() == ["baseline", "ReweighingClassifier"]
-    rows = {line.split()[0] for line in out.splitlines() if line and not line.startswith(" ")}
+    rows = {line.split()[0].split(".")[0] for line in out.splitlines() if line and not line.startswith(" ")}
     assert {"accuracy", *_metric_names()} - {"group_summary", "selection_rate"} <= rows
     assert "By group: ReweighingClassifier" in out
     page = report.read_text()
@@ -84,6 +84,36 @@ def test_reweighing_narrows_the_selection_rate_gap(synthetic_frame, reweighing):
                    methods=["ReweighingClassifier"])
     gap = result.overall.loc["demographic_parity_difference"]
     assert gap["ReweighingClassifier"] < gap["baseline"]
+
+
+BROKEN_METHOD = '''
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from fairkit import hookimpl
+
+
+class BrokenClassifier(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y, *, sensitive_features=None):
+        raise RuntimeError("diverged")
+
+
+@hookimpl
+def fairkit_estimators():
+    return [BrokenClassifier]
+'''
+
+
+def test_a_failing_method_is_reported_and_exits_1(synthetic_csv, install_plugin, capsys):
+    install_plugin("brokenmethod", BROKEN_METHOD)
+    code = main(["audit", str(synthetic_csv), "--target", "income", "--positive-label", ">50K",
+                 "--sensitive", "sex", "--method", "BrokenClassifier", "--metric",
+                 "demographic_parity_difference", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "BrokenClassifier failed: RuntimeError: diverged" in out
+    table = out.split("Test-set metrics")[1].split("\n\n")[0].splitlines()[2:]
+    assert [line.split()[0] for line in table] == ["accuracy", "demographic_parity_difference", "fit"]
+    assert "By group" not in out  # group_summary, which makes that table, was not asked for
 
 
 def test_without_fair_methods_only_the_baseline_is_fitted(synthetic_frame):
@@ -114,6 +144,8 @@ def _bad(args, capsys):
      "--test-size must be between 0 and 1"),
     (["--target", "income", "--sensitive", "income", "--positive-label", ">50K"],
      "cannot be both the target and a sensitive column"),
+    (["--target", "income", "--sensitive", "sex", "--positive-label", ">50K", "--metric", "fairness"],
+     "unknown metric 'fairness'; usable metrics: "),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(synthetic_csv, args, message, capsys):
     assert message in _bad([str(synthetic_csv), *args], capsys)
@@ -156,6 +188,7 @@ def test_audit_on_public_data(loader, sensitive, data_home, tmp_path, capsys):
     if loader not in loaders:
         pytest.skip(f"{loader} is not registered in this installation")
     frame = loaders[loader](data_home=data_home, as_frame=True).frame
+    frame = frame.sample(n=min(len(frame), 6000), random_state=0)  # a few seconds per audit
     path = tmp_path / f"{loader}.csv"
     frame.to_csv(path, index=False)
     report = tmp_path / "report.html"
