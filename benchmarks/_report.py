@@ -3,15 +3,17 @@
 Each ``results/NAME.json`` is rendered generically, so a benchmark shapes its report by the
 shape of its payload:
 
-- a list of flat dicts (records, e.g. one per method and size) becomes a table;
+- a list of dicts (records, e.g. one per method and size) becomes a table; nested dicts in a
+  record become columns named ``outer.inner``;
 - a dict of scalars becomes a two-column table, and the top-level scalars one ``summary`` table;
 - nested dicts become sub-sections named by their keys.
 
 A records table gets plots: a bar chart of every column whose name contains ``ratio`` or
 ``speedup`` (fairkit's speed against a peer measured in the same run), and, when the records
 vary a size column (``n``, ``size`` or a name starting with ``n_``), a log-log plot of each
-time column (a name containing ``seconds`` or ``time``, or ending in ``_s``) against that size, one line per
-method (the records' text columns).
+time column (a name containing ``seconds`` or ``time``, or ending in ``_s``) against that
+size, one line per method (the records' text columns) when every line has several sizes and
+there are at most ten lines.
 """
 
 import json
@@ -44,9 +46,23 @@ def _is_scalar(value):
     return value is None or isinstance(value, str | bool | numbers.Number)
 
 
-def _is_records(value):
-    return (isinstance(value, list) and value and all(isinstance(row, dict) for row in value)
-            and all(_is_scalar(cell) for row in value for cell in row.values()))
+def _flatten(row, prefix=""):
+    """``{"fit_seconds": {"fairkit": 1}}`` becomes ``{"fit_seconds.fairkit": 1}``."""
+    flat = {}
+    for key, value in row.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _as_records(value):
+    """The rows of a list of (possibly nested) dicts of scalars, flattened; None for anything else."""
+    if not (isinstance(value, list) and value and all(isinstance(row, dict) for row in value)):
+        return None
+    rows = [_flatten(row) for row in value]
+    return rows if all(_is_scalar(cell) for row in rows for cell in row.values()) else None
 
 
 def _format(value):
@@ -98,8 +114,10 @@ def _plot_records(records, title, path_stem):
     numeric, text = _numeric_columns(records), _text_columns(records)
     written = []
     for column in [key for key in numeric if "ratio" in key.lower() or "speedup" in key.lower()]:
-        labels = [_label(row, text + [k for k in numeric if k in _SIZE_NAMES or k.startswith("n_")])
-                  for row in records]
+        labels = [_label(row, text) for row in records]
+        if len(set(labels)) < len(labels):  # tell the rows apart by their sizes too
+            labels = [_label(row, text + [k for k in numeric if k in _SIZE_NAMES or k.startswith("n_")])
+                      for row in records]
         values = [row[column] for row in records]
         fig, ax = plt.subplots(figsize=(6.4, 0.4 * len(values) + 1.2))
         ax.barh(range(len(values)), values, color="tab:blue")
@@ -111,35 +129,32 @@ def _plot_records(records, title, path_stem):
             ax.set_xscale("log")
         ax.set_xlabel(column)
         ax.set_title(title)
-        fig.tight_layout()
         path = path_stem.with_name(f"{path_stem.name}-{_slug(column)}.png")
-        fig.savefig(path, dpi=90)
+        fig.savefig(path, dpi=90, bbox_inches="tight")
         plt.close(fig)
         written.append(path)
     sizes = [key for key in numeric if key in _SIZE_NAMES or key.startswith("n_")]
     times = [key for key in numeric
              if "seconds" in key.lower() or "time" in key.lower() or key.lower().endswith("_s")]
     size = next((key for key in sizes if len({row[key] for row in records}) > 1), None)
-    if size is not None and times:
+    series = {}
+    for row in records:
+        for column in times if size is not None else []:
+            name = _label(row, text) if len(times) == 1 else f"{_label(row, text)}: {column}"
+            series.setdefault(name, []).append((row[size], row[column]))
+    # a scaling plot only where each line has several sizes and the lines stay readable
+    if series and len(series) <= 10 and all(len(points) > 1 for points in series.values()):
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
-        for column in times:
-            series = {}
-            for row in records:
-                name = _label(row, text + [k for k in sizes if k != size])
-                series.setdefault(name, []).append((row[size], row[column]))
-            for name, points in series.items():
-                points.sort()
-                ax.plot(*zip(*points, strict=True), marker="o",
-                        label=name if len(times) == 1 else f"{name}: {column}")
+        for name, points in series.items():
+            ax.plot(*zip(*sorted(points), strict=True), marker="o", label=name)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(size)
         ax.set_ylabel(times[0] if len(times) == 1 else "seconds")
         ax.set_title(title)
         ax.legend(fontsize="small")
-        fig.tight_layout()
         path = path_stem.with_name(f"{path_stem.name}-{_slug(size)}.png")
-        fig.savefig(path, dpi=90)
+        fig.savefig(path, dpi=90, bbox_inches="tight")
         plt.close(fig)
         written.append(path)
     return written
@@ -159,11 +174,12 @@ def _render(payload, path, heading, plot_stem, out):
             continue
         title = " / ".join([*path, str(key)])
         out += [f"{heading} {title}", ""]
-        if _is_records(value):
-            out += [_records_table(value), ""]
+        records = _as_records(value)
+        if records is not None:
+            out += [_records_table(records), ""]
             stem = plot_stem.with_name(f"{plot_stem.name}-{_slug(title)}")
             try:
-                plots = _plot_records(value, f"{plot_stem.name}: {title}", stem)
+                plots = _plot_records(records, f"{plot_stem.name}: {title}", stem)
             except ImportError:
                 plots = []
             out += [f"![{title}](plots/{plot.name})" for plot in plots]

@@ -23,7 +23,8 @@ def run(quick=False):
         records.append({"method": "fairkit", "n_samples": n, "seconds": n / 1e4})
         records.append({"method": "peer", "n_samples": n, "seconds": n / 1e3})
     return {"quick_sizes": quick, "records": records,
-            "ratios": [{"peer": "peer", "n_samples": n, "speedup": 10.0} for n in sizes],
+            "ratios": [{"peer": "peer", "n_samples": n, "speedup": 10.0, "accuracy": {"fairkit": 0.9}}
+                       for n in sizes],
             "summary": {"accuracy": {"fairkit": 0.81, "peer": 0.8}}}
 
 
@@ -62,6 +63,7 @@ def test_run_writes_results_and_rebuilds_the_report(bench_dir):
     assert "## fake" in readme and "QUICK RUN" in readme
     assert "| method | n_samples | seconds |" in readme and "| peer | 1000 | 1 |" in readme
     assert "| fairkit | 0.81 |" in readme  # nested dict of scalars
+    assert "| peer | n_samples | speedup | accuracy.fairkit |" in readme  # nested dicts in records
     plots = sorted(path.name for path in (bench_dir / "plots").glob("*.png"))
     assert plots == ["fake-ratios-speedup.png", "fake-records-n-samples.png"]
     assert all(f"(plots/{name})" in readme for name in plots)
