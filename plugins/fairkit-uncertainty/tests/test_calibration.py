@@ -123,3 +123,16 @@ def test_probabilities_must_be_probabilities():
         reliability_table([0, 1], [-0.1, 1.1])
     with pytest.raises(ValueError, match="NaN"):
         expected_calibration_error([0, 1], [np.nan, 0.5])
+
+
+@pytest.mark.parametrize(("n_classes", "n_bins", "seed"), [(2, 10, 0), (3, 15, 1), (5, 7, 2)])
+def test_ece_and_mce_agree_with_torchmetrics(n_classes, n_bins, seed):
+    torch = pytest.importorskip("torch")
+    classification = pytest.importorskip("torchmetrics.functional.classification")
+    rng = np.random.default_rng(seed)
+    proba = rng.dirichlet(np.full(n_classes, 0.7), size=3000)
+    y = rng.integers(0, n_classes, 3000)
+    for norm, ours in (("l1", expected_calibration_error), ("max", max_calibration_error)):
+        peer = classification.multiclass_calibration_error(torch.tensor(proba), torch.tensor(y), n_classes,
+                                                            n_bins=n_bins, norm=norm).item()
+        assert ours(y, proba, n_bins=n_bins) == pytest.approx(peer, abs=1e-6)

@@ -36,7 +36,8 @@ def _binned(confidence, correct, n_bins, bins=None):
 
 def _confidence_and_correct(y_true, y_proba, labels):
     proba, true_class = check_proba(y_true, y_proba, labels)
-    return proba.max(axis=1), proba.argmax(axis=1) == true_class
+    predicted = proba.argmax(axis=1)
+    return np.take_along_axis(proba, predicted[:, None], axis=1).ravel(), predicted == true_class
 
 
 def _table(count, accuracy, confidence, gap, n_bins):

@@ -16,9 +16,9 @@ def check_proba(y_true, y_proba, labels=None):
         of the second of two classes.
     labels : array-like of shape (n_classes,), default=None
         The classes of ``y_proba``'s columns, in order (a classifier's
-        ``classes_``). ``None``: the sorted labels of ``y_true`` when it holds
-        ``n_classes`` of them, else the class indices ``0 .. n_classes - 1`` when
-        ``y_true`` holds only such integers.
+        ``classes_``). ``None``: the class indices ``0 .. n_classes - 1`` when
+        ``y_true`` holds only such integers, else the sorted labels of ``y_true``
+        (which must then number ``n_classes``).
 
     Returns
     -------
@@ -34,20 +34,18 @@ def check_proba(y_true, y_proba, labels=None):
     n_classes = proba.shape[1]
     if n_classes < 2:
         raise ValueError(f"y_proba must have at least 2 classes (columns), got {n_classes}.")
-    if proba.min() < 0 or proba.max() > 1 or not np.allclose(proba.sum(axis=1), 1.0, atol=1e-6):
+    # non-negative rows that sum to 1 are also at most 1
+    if proba.min() < 0 or not np.allclose(proba.sum(axis=1), 1.0, atol=1e-6):
         raise ValueError("y_proba must hold probabilities: values in [0, 1] whose rows sum to 1.")
-    if labels is None:
-        labels = np.unique(y_true)
-        if labels.size != n_classes and np.isin(labels, np.arange(n_classes)).all():
-            labels = np.arange(n_classes)
-    else:
-        labels = column_or_1d(labels)
+    if labels is None and np.issubdtype(y_true.dtype, np.integer) and y_true.min() >= 0 \
+            and y_true.max() < n_classes:
+        return proba, y_true  # class indices: the columns are classes 0 .. n_classes - 1
+    labels = np.unique(y_true) if labels is None else column_or_1d(labels)
     if labels.size != n_classes or np.unique(labels).size != n_classes:
         raise ValueError(f"y_proba has {n_classes} columns but there are {labels.size} distinct labels "
                          f"{labels.tolist()}; pass labels= (the classifier's classes_), one per column.")
     order = np.argsort(labels)
-    position = np.searchsorted(labels[order], y_true)
-    position = np.minimum(position, n_classes - 1)
+    position = np.minimum(np.searchsorted(labels[order], y_true), n_classes - 1)
     unknown = labels[order][position] != y_true
     if unknown.any():
         raise ValueError(f"y_true holds labels not in labels=: {np.unique(y_true[unknown]).tolist()}.")
