@@ -9,7 +9,10 @@ from fairkit.hookspecs import hookimpl
 
 @hookimpl
 def fairkit_estimators():
-    return []
+    from fairkit.postprocessing import RandomizedFairBOC
+    from fairkit.ranking import SelectiveRanker
+
+    return [RandomizedFairBOC, SelectiveRanker]
 
 
 @hookimpl
@@ -29,9 +32,21 @@ def fairkit_datasets():
 
 @hookimpl
 def fairkit_search_spaces():
-    return {}
+    from scipy.stats import uniform
+
+    return {
+        "RandomizedFairBOC": {
+            "constraint": ["demographic_parity", "equal_opportunity", "predictive_equality",
+                           "equalized_odds"],
+            "tolerance": [0.0, 0.005, 0.01, 0.02, 0.05, 0.1],
+        },
+        "SelectiveRanker": {"tau": uniform(0, 0.5), "missing": ["ignore", "dissent"]},
+    }
 
 
 @hookimpl
 def fairkit_demos():
-    return {}
+    from fairkit.postprocessing._demo import demo as fair_boc_demo
+    from fairkit.ranking._demo import demo as selective_ranking_demo
+
+    return {"fair_boc": fair_boc_demo, "selective_ranking": selective_ranking_demo}

@@ -7,14 +7,22 @@ their own find and check their files with :func:`fetch_file`.
 
 from fairkit.datasets._base import DataFileError, fetch_file, get_data_home
 from fairkit.datasets._classification import make_fair_classification
+from fairkit.datasets._noise import inject_malicious_noise
+from fairkit.datasets._preferences import make_preference_profiles
+from fairkit.datasets._rankings import load_csrankings, load_nba_coach_votes, load_sushi
 from fairkit.datasets._tabular import load_adult, load_communities, load_compas
 
 __all__ = [
     "DataFileError",
     "fetch_file",
     "get_data_home",
+    "inject_malicious_noise",
     "load_adult",
     "load_communities",
     "load_compas",
+    "load_csrankings",
+    "load_nba_coach_votes",
+    "load_sushi",
     "make_fair_classification",
+    "make_preference_profiles",
 ]

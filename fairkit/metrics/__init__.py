@@ -10,16 +10,20 @@ from fairkit.metrics._group import (
     selection_rate,
     true_positive_rate_difference,
 )
+from fairkit.metrics._ranking import abstention_rate, disagreement_rate, ranking_stability
 from fairkit.metrics._scorer import make_fairness_scorer
 
 __all__ = [
+    "abstention_rate",
     "demographic_parity_difference",
     "demographic_parity_ratio",
+    "disagreement_rate",
     "equalized_odds_deviation",
     "equalized_odds_difference",
     "false_positive_rate_difference",
     "group_summary",
     "make_fairness_scorer",
+    "ranking_stability",
     "selection_rate",
     "true_positive_rate_difference",
 ]
