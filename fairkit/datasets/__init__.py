@@ -1,10 +1,11 @@
 """Synthetic generators and loaders of local copies of public data sets.
 
 Loaders read from ``data_home=`` or the ``FAIRKIT_DATA`` environment variable,
-verify checksums and never download anything.
+verify checksums and never download anything. Plugins that ship loaders of
+their own find and check their files with :func:`fetch_file`.
 """
 
-from fairkit.datasets._base import DataFileError, get_data_home
+from fairkit.datasets._base import DataFileError, fetch_file, get_data_home
 from fairkit.datasets._classification import make_fair_classification
 from fairkit.datasets._graphs import load_friendship_network, load_lastfm_asia
 from fairkit.datasets._noise import inject_malicious_noise
@@ -15,6 +16,7 @@ from fairkit.datasets._tabular import load_adult, load_communities, load_compas
 
 __all__ = [
     "DataFileError",
+    "fetch_file",
     "get_data_home",
     "inject_malicious_noise",
     "load_adult",
