@@ -131,6 +131,10 @@ def _difference(rates, groups, rate_name):
     return float(defined.max() - defined.min()) if defined.size else float("nan")
 
 
+def _deviation(rates, overall, groups, rate_name):
+    return float(np.abs(_defined(rates, groups, rate_name) - overall).sum())
+
+
 def _ratio(rates, groups, rate_name):
     defined = _defined(rates, groups, rate_name)
     if not defined.size:
@@ -424,13 +428,9 @@ def equalized_odds_deviation(y_true, y_pred, *, sensitive_features, pos_label=No
     """
     tpr, fpr, groups, (weights, positive, predicted) = _error_rates(
         y_true, y_pred, sensitive_features, sample_weight, pos_label)
-    total = 0.0
-    for rates, condition, name in [(tpr, positive, "true_positive_rate"),
-                                   (fpr, ~positive, "false_positive_rate")]:
-        defined = _defined(rates, groups, name)
-        if defined.size:
-            total += np.abs(defined - _overall_rate(weights, condition, predicted)).sum()
-    return float(total)
+    return (_deviation(tpr, _overall_rate(weights, positive, predicted), groups, "true_positive_rate")
+            + _deviation(fpr, _overall_rate(weights, ~positive, predicted), groups,
+                         "false_positive_rate"))
 
 
 def group_summary(y_true, y_pred, *, sensitive_features, pos_label=None, sample_weight=None):

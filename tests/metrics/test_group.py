@@ -214,6 +214,15 @@ def test_undefined_rate_warns_and_is_left_out():
             1 / 6 + 1 / 3 + 3 / 14 + 1 / 28 + 2 / 7)
 
 
+@pytest.mark.parametrize("metric", [true_positive_rate_difference, equalized_odds_difference,
+                                    equalized_odds_deviation])
+def test_undefined_rate_warning_points_at_the_caller(metric):
+    sensitive = ["a", "a", "a", "a", "b", "b", "b", "b", "c", "c"]
+    with pytest.warns(UndefinedMetricWarning) as record:
+        metric([*Y_TRUE_NO_POS_B, 1, 0], [*Y_PRED_NO_POS_B, 1, 0], sensitive_features=sensitive)
+    assert {warning.filename for warning in record} == {__file__}
+
+
 def test_defined_rates_do_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
