@@ -148,10 +148,12 @@ def resolve_sensitive_features(estimator, X, sensitive_features):
     if any(not isinstance(c, numbers.Integral) for c in cols):
         raise ValueError(f"sensitive_cols={cols!r} names columns, but X has no column names "
                          "(pass a DataFrame, or give column positions).")
-    X = X.toarray() if sparse.issparse(X) else np.asarray(X)
+    X = X if sparse.issparse(X) else np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D to take sensitive_cols from it, got shape {X.shape}.")
     _check_positions(cols, X.shape[1])
+    if sparse.issparse(X):  # make only the sensitive columns dense
+        return check_sensitive_features(X.tocsc()[:, cols].toarray())
     return check_sensitive_features(X[:, cols])
 
 

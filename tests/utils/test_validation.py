@@ -65,6 +65,16 @@ def test_resolve_from_columns_by_name_and_position():
     assert array.iloc[:, 0].tolist() == [1, 2, 1]
 
 
+def test_resolve_from_columns_of_a_sparse_matrix():
+    from scipy import sparse
+
+    X = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
+    dense = resolve_sensitive_features(Holder([2, -3]), X, None)
+    for matrix in (sparse.csr_matrix(X), sparse.coo_array(X)):
+        assert resolve_sensitive_features(Holder([2, -3]), matrix, None).equals(dense)
+    assert dense.to_numpy().tolist() == [[0.0, 0.0], [1.0, 2.0], [1.0, 0.0]]
+
+
 @pytest.mark.parametrize(
     ("cols", "X", "match"),
     [
