@@ -137,7 +137,8 @@ def _show(values, limit=6):
 
 def _groups(frame, sensitive):
     """Group label of each row (a string; intersections joined by ' & ') and the group sizes."""
-    labels = frame[sensitive].astype(str).agg(" & ".join, axis=1)
+    columns = frame[sensitive].astype(str)
+    labels = columns.iloc[:, 0].str.cat(columns.iloc[:, 1:], sep=" & ")
     sizes = labels.value_counts()
     small = sizes[sizes < 2]
     if len(small):
