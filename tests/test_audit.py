@@ -122,6 +122,30 @@ def test_without_fair_methods_only_the_baseline_is_fitted(synthetic_frame):
     assert any("only the baseline" in note for note in result.notes)
 
 
+def test_writing_the_report_changes_neither_matplotlib_nor_the_result(synthetic_frame, tmp_path,
+                                                                     monkeypatch):
+    import matplotlib
+
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[])
+    notes = list(result.notes)
+    backend = matplotlib.get_backend()
+    matplotlib.use("svg")
+    try:
+        page = result.write_html(tmp_path / "report.html").read_text()
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(backend)
+    assert page.count("src='data:image/png;base64,") == 2
+
+    def no_matplotlib(result):
+        raise ImportError("No module named 'matplotlib'")
+
+    monkeypatch.setattr("fairkit.audit._plots", no_matplotlib)
+    for name in ("first.html", "second.html"):
+        assert "plots need matplotlib" in result.write_html(tmp_path / name).read_text()
+    assert result.notes == notes
+
+
 def _bad(args, capsys):
     code = main(["audit", *args, "--no-progress"])
     err = capsys.readouterr().err
