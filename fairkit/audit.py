@@ -109,14 +109,10 @@ def _binary_target(values, positive_label):
         if len(distinct) != 2:
             raise AuditError(f"the target has {len(distinct)} distinct values "
                              f"({_show(distinct)}); give --positive-label to make it binary")
-        if set(distinct) <= {0, 1} or set(distinct) <= {-1, 1}:
-            positive = 1
-        elif set(distinct) == {False, True}:
-            positive = True
-        else:
+        if not (set(distinct) <= {0, 1} or set(distinct) <= {-1, 1}):  # booleans are in {0, 1}
             raise AuditError(f"the target's values are {_show(distinct)}; give --positive-label to "
                              "say which one is positive")
-        return (values == positive).to_numpy().astype(int), positive
+        return (values == 1).to_numpy().astype(int), 1
     match = [v for v in distinct if str(v) == str(positive_label)]
     if not match and pd.api.types.is_numeric_dtype(values):
         try:
@@ -147,7 +143,7 @@ def _groups(frame, sensitive):
     return labels, sizes
 
 
-def _preprocessor(features):
+def _preprocessor():
     from sklearn.compose import ColumnTransformer, make_column_selector
     from sklearn.impute import SimpleImputer
     from sklearn.pipeline import make_pipeline
@@ -162,24 +158,19 @@ def _preprocessor(features):
 
 
 def _resolve_methods(methods):
-    from fairkit.registry import all_estimators, get_estimator
+    from fairkit.registry import all_estimators
 
+    registered = dict(all_estimators())
+    usable = {name: cls for name, cls in all_estimators("classifier")
+              if _takes(cls.fit, "sensitive_features")}
     if methods is None:
-        registered = dict(all_estimators())
         methods = [name for name in DEFAULT_METHODS if name in registered]
-    usable = sorted(name for name, cls in all_estimators("classifier")
-                    if _takes(cls.fit, "sensitive_features"))
-    resolved = {}
     for name in methods:
         if name not in usable:
-            try:
-                get_estimator(name)
-                why = "is not a classifier that takes sensitive_features"
-            except ValueError:
-                why = "is not registered"
+            why = ("is not a classifier that takes sensitive_features" if name in registered
+                   else "is not registered")
             raise AuditError(f"method {name!r} {why}; usable methods: {', '.join(usable) or 'none'}")
-        resolved[name] = get_estimator(name)
-    return resolved
+    return {name: usable[name] for name in methods}
 
 
 def _takes(function, name):
@@ -298,7 +289,6 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
     >>> bool(result.overall.loc["accuracy", "baseline"] > 0.7)
     True
     """
-    from sklearn.base import clone
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
     from tqdm import tqdm
@@ -335,8 +325,8 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        preprocess = _preprocessor(features).fit(features.iloc[train])
-        X_train = preprocess.transform(features.iloc[train])
+        preprocess = _preprocessor()
+        X_train = preprocess.fit_transform(features.iloc[train])
         X_test = preprocess.transform(features.iloc[test])
     _note_warnings(caught, notes, "preprocessing")
     s_train, s_test = complete[sensitive].iloc[train], complete[sensitive].iloc[test]
@@ -346,7 +336,6 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
     bar = tqdm(total=len(models) * (1 + len(metrics)), desc="audit", unit="step", disable=not progress)
     for name, model in models.items():
         bar.set_postfix_str(f"fitting {name}")
-        model = clone(model)
         start = time.perf_counter()
         try:
             with warnings.catch_warnings(record=True) as caught:
