@@ -18,9 +18,12 @@ _LASTFM_SOURCE = ("SNAP, 'LastFM Asia Social Network' "
                   "(snap.stanford.edu/data/feather-lastfm-social.html)")
 
 
-def _graph(n_nodes, heads, tails):
-    """Symmetric 0/1 adjacency matrix of an undirected graph given by its edge list."""
+def _graph(node_ids, heads, tails):
+    """Symmetric 0/1 adjacency matrix over ``node_ids`` (in that order) of the edges ``heads``-``tails``."""
+    position = pd.Series(np.arange(len(node_ids)), index=node_ids)
+    heads, tails = position.loc[heads].to_numpy(), position.loc[tails].to_numpy()
     rows, cols = np.r_[heads, tails], np.r_[tails, heads]
+    n_nodes = len(node_ids)
     adjacency = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n_nodes, n_nodes))
     adjacency.data[:] = 1.0  # an edge listed twice is still one edge
     return adjacency
@@ -93,9 +96,7 @@ def load_friendship_network(*, data_home=None, largest_component=False, as_frame
     nodes["gender"] = nodes["gender"].map({0: "F", 1: "M"})
     pairs = pd.read_csv(edges_path, header=None, names=["head", "tail", "friends"])
     pairs = pairs[pairs["friends"] == 1]
-    position = pd.Series(np.arange(len(nodes)), index=nodes["node_id"])
-    adjacency = _graph(len(nodes), position[pairs["head"]].to_numpy(),
-                       position[pairs["tail"]].to_numpy())
+    adjacency = _graph(nodes["node_id"], pairs["head"], pairs["tail"])
     adjacency, keep = _restrict(adjacency, np.ones(len(nodes), dtype=bool), largest_component)
     return _bunch(adjacency, nodes[keep], "gender", as_frame, load_friendship_network.__doc__)
 
@@ -152,9 +153,7 @@ def load_lastfm_asia(*, data_home=None, min_country_size=None, largest_component
     nodes = pd.read_csv(target_path).rename(columns={"id": "node_id", "target": "country"})
     nodes = nodes.sort_values("node_id", ignore_index=True)
     edges = pd.read_csv(edges_path)
-    position = pd.Series(np.arange(len(nodes)), index=nodes["node_id"])
-    adjacency = _graph(len(nodes), position[edges["node_1"]].to_numpy(),
-                       position[edges["node_2"]].to_numpy())
+    adjacency = _graph(nodes["node_id"], edges["node_1"], edges["node_2"])
     sizes = nodes["country"].map(nodes["country"].value_counts())
     keep = sizes >= (min_country_size or 0)
     adjacency, keep = _restrict(adjacency, keep, largest_component)
