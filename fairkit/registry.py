@@ -59,7 +59,7 @@ _TYPE_FILTERS = {
     "transformer": TransformerMixin,
 }
 
-# hook name -> (short name used in listings, kind of value each entry must be)
+# hook name -> the short name used in listings (list_plugins, error messages)
 _HOOKS = {
     "fairkit_estimators": "estimators",
     "fairkit_metrics": "metrics",
@@ -195,8 +195,7 @@ class _Registry:
 
     def plugins(self):
         with self._lock:
-            self.manager()
-            for hook_name in _HOOKS:
+            for hook_name in _HOOKS:  # collect loads the plugins first
                 self.collect(hook_name)
             return list(self._plugins.values())
 
