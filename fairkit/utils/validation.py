@@ -74,7 +74,10 @@ def check_sensitive_features(sensitive_features, n_samples=None):
         name = sensitive_features.name if sensitive_features.name is not None else "sensitive_feature_0"
         frame = sensitive_features.reset_index(drop=True).to_frame(name=name)
     else:
-        values = np.asarray(sensitive_features, dtype=object if _is_ragged(sensitive_features) else None)
+        try:
+            values = np.asarray(sensitive_features)
+        except ValueError:  # ragged rows: one object per sample
+            values = np.asarray(sensitive_features, dtype=object)
         if values.ndim == 1:
             values = values[:, None]
         if values.ndim != 2:
@@ -91,14 +94,6 @@ def check_sensitive_features(sensitive_features, n_samples=None):
         raise ValueError(f"sensitive_features holds missing values (NaN or None) in column {where}; "
                          "fill them or drop those samples.")
     return frame
-
-
-def _is_ragged(values):
-    try:
-        np.asarray(values)
-    except ValueError:
-        return True
-    return False
 
 
 def resolve_sensitive_features(estimator, X, sensitive_features):
