@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_array,
+    check_consistent_length,
     check_is_fitted,
     column_or_1d,
     validate_data,
@@ -235,6 +236,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         _check_2d(X)
         y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
+        check_consistent_length(X, y)  # a prefit estimator never sees y, so it cannot catch this
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type not in ("binary", "multiclass"):
             raise ValueError(f"Unknown label type: {y_type!r}; {type(self).__name__} needs binary labels.")

@@ -123,6 +123,11 @@ def test_prefit_uses_the_estimator_as_it_is(data):
     with pytest.raises(ValueError, match="nowhere to go"):
         RandomizedFairBOC(inner, prefit=True).fit(X, y, sensitive_features=group, sample_weight=None,
                                                     check_input=True)
+    fair = RandomizedFairBOC(inner, prefit=True)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples: \\[600, 550\\]"):
+        fair.fit(X, y[:550], sensitive_features=group)
+    with pytest.raises(NotFittedError):
+        fair.predict(X, sensitive_features=group)
 
 
 def test_sample_weight_reaches_the_estimator_without_routing(plugin, data):
