@@ -56,7 +56,8 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="flip", t
     Returns
     -------
     X_noisy, y_noisy, sensitive_features_noisy
-        Of the same types and shapes as the inputs.
+        Of the same shapes as the inputs, and of the same types, except that
+        ``y_noisy`` is an ndarray unless ``y`` is a pandas Series.
 
     Raises
     ------
