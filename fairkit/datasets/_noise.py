@@ -80,7 +80,7 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="flip", t
         raise ValueError(f"y must hold exactly two labels to flip, got {len(labels)}: {labels}.")
     y_array = np.asarray(y)
     n = len(y_array)
-    groups, codes = encode_groups(check_sensitive_features(sensitive_features, n))
+    groups, codes = encode_groups(check_sensitive_features(sensitive_features, n, samples_of="y"))
     if target_group is None:
         target = int(np.argmin(np.bincount(codes, minlength=len(groups))))
     else:

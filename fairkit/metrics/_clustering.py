@@ -46,7 +46,7 @@ def balance(labels, groups, *, agg="min"):
     if agg not in ("min", "mean"):
         raise ValueError(f"agg must be 'min' or 'mean', got {agg!r}.")
     labels = column_or_1d(labels, warn=True)
-    _, codes = encode_groups(check_sensitive_features(groups, labels.shape[0]))
+    _, codes = encode_groups(check_sensitive_features(groups, labels.shape[0], samples_of="labels"))
     _, clusters = np.unique(labels, return_inverse=True)
     n_groups = codes.max() + 1
     counts = np.bincount(clusters * n_groups + codes,

@@ -64,7 +64,7 @@ def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, grouped=Tru
             raise ValueError("sensitive_features is required (got None).")
         groups, codes = None, None
     else:
-        frame = check_sensitive_features(sensitive_features, y_true.shape[0])
+        frame = check_sensitive_features(sensitive_features, y_true.shape[0], samples_of="y_true")
         groups, codes = encode_groups(frame)
         groups = _group_index(groups, frame.columns)
     return y_true, y_pred, weights, groups, codes

@@ -37,7 +37,7 @@ __all__ = [
 NO_GROUP = "all samples"
 
 
-def check_sensitive_features(sensitive_features, n_samples=None):
+def check_sensitive_features(sensitive_features, n_samples=None, *, samples_of="X"):
     """Validate sensitive features and return them as a DataFrame.
 
     Parameters
@@ -46,6 +46,8 @@ def check_sensitive_features(sensitive_features, n_samples=None):
         A 1-D or 2-D array, list, Series or DataFrame.
     n_samples : int, default=None
         The number of samples they must describe.
+    samples_of : str, default="X"
+        The argument whose samples ``n_samples`` counts, named in the error message.
 
     Returns
     -------
@@ -86,8 +88,8 @@ def check_sensitive_features(sensitive_features, n_samples=None):
     if frame.shape[1] == 0 or frame.shape[0] == 0:
         raise ValueError(f"sensitive_features is empty (shape {frame.shape}).")
     if n_samples is not None and frame.shape[0] != n_samples:
-        raise ValueError(f"sensitive_features has {frame.shape[0]} rows but X has {n_samples} samples; "
-                         "they must describe the same samples.")
+        raise ValueError(f"sensitive_features has {frame.shape[0]} rows but {samples_of} has {n_samples} "
+                         "samples; they must describe the same samples.")
     missing = frame.isna().sum()
     if missing.any():
         where = ", ".join(f"{col!r} ({count} rows)" for col, count in missing[missing > 0].items())

@@ -50,6 +50,11 @@ def test_balance_rejects_bad_input():
         balance([0, 1, 1], [0, 1])
 
 
+def test_balance_length_mismatch_names_labels():
+    with pytest.raises(ValueError, match="2 rows but labels has 3 samples"):
+        balance([0, 1, 1], [0, 1])
+
+
 def _random_graph(rng, n, density=0.3):
     W = rng.random((n, n)) * (rng.random((n, n)) < density)
     return np.triu(W, 1) + np.triu(W, 1).T

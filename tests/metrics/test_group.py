@@ -284,6 +284,13 @@ def test_bad_labels_raise():
         true_positive_rate_difference([0, 1], [0, 1], sensitive_features=[0, 1], pos_label=2)
 
 
+@pytest.mark.parametrize("metric", [demographic_parity_difference, equalized_odds_deviation,
+                                    group_summary])
+def test_length_mismatch_names_y_true_not_x(metric):
+    with pytest.raises(ValueError, match="2 rows but y_true has 3 samples"):
+        metric([0, 1, 1], [0, 1, 1], sensitive_features=[0, 1])
+
+
 def test_bad_inputs_raise():
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         demographic_parity_difference([0, 1], [0, 1, 1], sensitive_features=[0, 1, 1])

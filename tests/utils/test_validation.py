@@ -48,6 +48,11 @@ def test_length_mismatch_names_both_lengths():
         check_sensitive_features([0, 1, 0], n_samples=4)
 
 
+def test_length_mismatch_names_what_the_samples_belong_to():
+    with pytest.raises(ValueError, match="3 rows but y_true has 4 samples"):
+        check_sensitive_features([0, 1, 0], n_samples=4, samples_of="y_true")
+
+
 def test_sparse_sensitive_features_rejected():
     from scipy import sparse
 
