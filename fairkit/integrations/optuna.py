@@ -41,7 +41,7 @@ def _suggest_one(trial, name, space):
 
     low, high = space.support()
     if isinstance(dist, rv_discrete):
-        if dist.name == "randint":  # its support is [low, high - 1]
+        if dist.name == "randint":  # support() is inclusive: randint(a, b) gives (a, b - 1)
             return trial.suggest_int(name, int(low), int(high))
         raise TypeError(f"parameter {name!r}: discrete distribution {dist.name!r} has no Optuna "
                         "counterpart; use randint or a list")
