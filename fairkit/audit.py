@@ -221,6 +221,8 @@ def _score(y_true, y_pred, groups, metrics, notes, model, random_state, bar):
         except Exception as exc:  # a plugin's metric may not apply to this data
             notes.append(f"{model}: metric {name} failed: {type(exc).__name__}: {exc}")
             continue
+        finally:
+            bar.update()
         _note_warnings(caught, notes, f"{model}, {name}")
         if isinstance(value, pd.DataFrame):
             by_group = value if by_group is None else by_group.join(value, rsuffix=f" ({name})")
@@ -229,7 +231,6 @@ def _score(y_true, y_pred, groups, metrics, notes, model, random_state, bar):
         elif hasattr(value, "_fields"):  # a named tuple, such as a test's (statistic, pvalue)
             overall.update({f"{name}.{field}": float(getattr(value, field)) for field in value._fields
                             if np.ndim(getattr(value, field)) == 0})
-        bar.update()
     return overall, by_group
 
 
@@ -349,9 +350,9 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
                     y_pred = model.predict(X_test, **kwargs)
         except Exception as exc:  # report a method that breaks on this data and go on
             failures[name] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            bar.update(1 + len(metrics))  # the fit and the metrics it will not get
             continue
-        finally:
-            bar.update()
+        bar.update()
         seconds[name] = time.perf_counter() - start
         _note_warnings(caught, notes, name)
         overall[name], groups = _score(y[test], np.asarray(y_pred), s_test, metrics, notes, name,

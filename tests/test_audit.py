@@ -116,6 +116,40 @@ def test_a_failing_method_is_reported_and_exits_1(synthetic_csv, install_plugin,
     assert "By group" not in out  # group_summary, which makes that table, was not asked for
 
 
+def test_progress_reaches_its_total_when_a_method_or_a_metric_fails(synthetic_frame, install_plugin,
+                                                                   monkeypatch):
+    from fairkit.metrics import demographic_parity_difference
+
+    install_plugin("brokenmethod", BROKEN_METHOD)
+    bars = []
+
+    class Bar:
+        def __init__(self, *, total, **kwargs):
+            self.total, self.n = total, 0
+            bars.append(self)
+
+        def update(self, n=1):
+            self.n += n
+
+        def set_postfix_str(self, text):
+            pass
+
+        def close(self):
+            pass
+
+    def failing_metric(y_true, y_pred, *, sensitive_features):
+        raise ValueError("does not apply")
+
+    monkeypatch.setattr("tqdm.tqdm", Bar)
+    monkeypatch.setattr("fairkit.audit._fairness_metrics", lambda names: {
+        "demographic_parity_difference": demographic_parity_difference, "failing": failing_metric})
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
+                   methods=["BrokenClassifier"], progress=True)
+    assert list(result.failures) == ["BrokenClassifier"]
+    assert any("metric failing failed" in note for note in result.notes)
+    assert [(bar.n, bar.total) for bar in bars] == [(6, 6)]  # 2 models x (1 fit + 2 metrics)
+
+
 def test_without_fair_methods_only_the_baseline_is_fitted(synthetic_frame):
     result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[])
     assert list(result.overall.columns) == ["baseline"]
