@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fairkit.exceptions import FairkitWarning
 from fairkit.ranking._path import max_support, selective_path, selective_tiers
-from fairkit.utils._preferences import INPUT_TYPES, PairwiseCounts, profile_counts
+from fairkit.utils._preferences import INPUT_TYPES, PairwiseCounts, as_counts, profile_counts
 
 __all__ = ["SelectiveRanker"]
 
@@ -246,5 +246,5 @@ class SelectiveRanker(BaseEstimator):
             any τ: the one recorded at the largest level not above τ.
         """
         self._validate_params()
-        counts = X if isinstance(X, PairwiseCounts) else profile_counts(X, self.input_type)
+        counts = as_counts(X, self.input_type)
         return selective_path(counts.support(self.missing), counts.n_judges, counts.item_names)
