@@ -130,8 +130,9 @@ class SelectiveRanker(BaseEstimator):
                 raise ValueError(f"X has {X.n_items} items, but {type(self).__name__} was fitted "
                                  f"on {self.n_features_in_} items.")
             return X
-        X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
-        counts = profile_counts(X, self.input_type)
+        checked = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", estimator=self)
+        validate_data(self, X, reset=reset, skip_check_array=True)  # only once X is known valid
+        counts = profile_counts(checked, self.input_type)
         names = getattr(self, "feature_names_in_", None)
         return counts if names is None else replace(counts, item_names=names)
 
