@@ -230,7 +230,8 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
             raise ValueError("sensitive_cols cannot name columns of a precomputed affinity matrix; "
                              "pass sensitive_features to fit instead.")
         groups, codes = fit_groups(self, X, sensitive_features)
-        features = check_array(X, accept_sparse=["csr", "csc", "coo"], dtype=np.float64,
+        # COO cannot be sliced (sensitive_cols): it is converted to CSR
+        features = check_array(X, accept_sparse=["csr", "csc"], dtype=np.float64,
                                ensure_min_samples=2)
         n_samples, k = features.shape[0], self.n_clusters
         if k > n_samples - len(groups) + 1:

@@ -207,6 +207,16 @@ def test_sensitive_cols_are_found_and_left_out_of_the_affinity():
     assert by_cols.feature_names_in_.tolist() == ["a", "group", "b"]
 
 
+@pytest.mark.parametrize("sparse_format", ["csr", "csc", "coo"])
+def test_sensitive_cols_of_a_sparse_matrix(sparse_format):
+    X, _ = make_blobs(60, centers=3, random_state=0)
+    groups = np.arange(60) % 2
+    with_groups = sparse.coo_matrix(np.column_stack([X, groups])).asformat(sparse_format)
+    by_cols = FairSpectralClustering(3, sensitive_cols=2, random_state=0).fit(with_groups)
+    by_arg = FairSpectralClustering(3, random_state=0).fit(X, sensitive_features=groups)
+    np.testing.assert_array_equal(by_cols.labels_, by_arg.labels_)
+
+
 def test_reproducible():
     A, groups, _ = make_fair_sbm(300, 3, 2, probabilities=_log_scaled(300), random_state=0)
     for solver in ["eigsh", "admm"]:
