@@ -99,7 +99,8 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         ADMM iterations, ARPACK operator applications, or 1 (one eigendecomposition)
         for ``"dense"``.
     solver_ : str
-        The solver used (what ``"auto"`` chose).
+        The solver used: what ``"auto"`` chose, and ``"dense"`` where ``"eigsh"``
+        cannot run (``n_clusters >= n_samples - 1``).
     groups_ : ndarray
         The sensitive groups.
     n_features_in_ : int
@@ -244,12 +245,14 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         solver = self.solver
         if solver == "auto":
             solver = "dense" if n_samples <= _DENSE_MAX_SAMPLES else "eigsh"
+        if solver == "eigsh" and k >= n_samples - 1:
+            solver = "dense"  # ARPACK needs k < n - 1
         # without a seed, a fresh generator from OS entropy: the global one stays untouched
         rng = check_random_state(self.random_state if self.random_state is not None
                                  else np.random.SeedSequence().generate_state(1)[0])
         n_iter = 1  # the dense solver: one eigendecomposition
-        if solver == "dense" or (solver == "eigsh" and k >= n_samples - 1):
-            solution = solve_dense(problem, k)  # ARPACK needs k < n - 1
+        if solver == "dense":
+            solution = solve_dense(problem, k)
         elif solver == "eigsh":
             solution, n_iter = solve_eigsh(problem, k, tol=self.tol, max_iter=self.max_iter,
                                            random_state=rng)

@@ -156,6 +156,14 @@ def test_fitted_attributes_and_objective():
     assert model.labels_.shape == (300,) and model.n_iter_ >= 1
 
 
+def test_eigsh_falls_back_to_dense_where_arpack_cannot_run_and_says_so():
+    X, _ = make_blobs(60, centers=3, random_state=0)
+    for solver in ["auto", "eigsh"]:
+        with pytest.warns(FairkitWarning):
+            model = FairSpectralClustering(59, solver=solver, n_init=1, random_state=0).fit(X)
+        assert model.solver_ == "dense" and model.n_iter_ == 1
+
+
 def test_unnormalized_embedding_is_orthonormal():
     A, groups, _ = make_fair_sbm(300, 3, 3, random_state=1)
     model = FairSpectralClustering(3, affinity="precomputed", laplacian="unnormalized",
