@@ -16,6 +16,10 @@ def check_processing_times(P, name="P"):
         raise ValueError(f"{name} must be a non-empty 2-D array of processing times (jobs x "
                          f"machines); got shape {P.shape}.")
     _check_values(P, name)
+    runnable = np.isfinite(P).any(axis=1)
+    if not runnable.all():
+        raise ValueError(f"Job {int(np.flatnonzero(~runnable)[0])} has no finite processing time in "
+                         f"{name}: every job needs at least one machine that can run it.")
     return P
 
 
