@@ -83,7 +83,7 @@ def group_maxima(values, group, n_groups):
     return out
 
 
-def identical_groups(P, group, n_groups):
+def identical_groups(P, group):
     """True if the machines of every group have equal processing times for every job."""
-    first = np.array([np.flatnonzero(group == g)[0] for g in range(n_groups)])
+    first = np.unique(group, return_index=True)[1]  # the first machine of every group
     return bool(np.array_equal(P, P[:, first[group]]))

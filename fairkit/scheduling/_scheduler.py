@@ -164,7 +164,7 @@ class MMSScheduler(BaseEstimator):
         labels, group = encode_machine_groups(self.machine_groups, P.shape[1])
         check_groups_can_run_all_jobs(P, group, labels)
         n_groups = labels.size
-        identical = identical_groups(P, group, n_groups)
+        identical = identical_groups(P, group)
         if self.machine_model == "identical" and not identical:
             raise ValueError("machine_model='identical' needs equal processing times on all "
                              "machines of each group; use 'unrelated' or 'auto'.")
@@ -247,8 +247,7 @@ def _identical_search(P, group, bounds):
     guarantee : float
     """
     n_groups = bounds.lower.size
-    first = np.array([np.flatnonzero(group == g)[0] for g in range(n_groups)])
-    sizes = P[:, first].T
+    sizes = P[:, np.unique(group, return_index=True)[1]].T  # as the first machine of each group sees them
     lower, upper = bounds.lower, bounds.upper
 
     def values(t):
