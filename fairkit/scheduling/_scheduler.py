@@ -186,7 +186,7 @@ class MMSScheduler(BaseEstimator):
         if assignment is None:
             assignment, lam = _lp.lp_rounding(P, bounds.fractional[group])
             guarantee = 1 + lam  # LP load <= lam * LB plus one job <= LB per machine
-        validate_data(self, X, dtype=np.float64, ensure_all_finite=False)  # n_features_in_, names
+        validate_data(self, X, skip_check_array=True)  # n_features_in_, names: X was checked above
         self._set_fitted(P, labels, group, assignment, bounds.lower, guarantee, model)
         return self
 
