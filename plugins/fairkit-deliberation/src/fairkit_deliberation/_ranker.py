@@ -43,7 +43,8 @@ class JustifiedRepresentationRanker(BaseEstimator):
         probabilities); must be ``>= 0``.
     solver : str, default=None
         For ``method="ilp"``: a PuLP solver name (``pulp.listSolvers(onlyAvailable=True)``);
-        ``None`` uses CBC, which PuLP ships. It runs silently on one thread.
+        ``None`` uses CBC: installed on its own (``pulp[cbc]``) when found, else the
+        copy PuLP < 4 bundles. It runs silently on one thread.
 
     Attributes
     ----------
