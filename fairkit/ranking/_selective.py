@@ -109,7 +109,6 @@ class SelectiveRanker(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
-        tags.target_tags.required = False
         return tags
 
     @classmethod

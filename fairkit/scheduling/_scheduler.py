@@ -140,7 +140,6 @@ class MMSScheduler(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
-        tags.target_tags.required = False
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)

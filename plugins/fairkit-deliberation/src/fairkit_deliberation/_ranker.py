@@ -145,7 +145,6 @@ class JustifiedRepresentationRanker(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.target_tags.required = False
         return tags
 
     @classmethod
