@@ -19,6 +19,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
+#: The packages whose versions every results file records.
+DEFAULT_PACKAGES = ("fairkit", "numpy", "scipy", "scikit-learn")
 
 
 def median_time(fn, repeats=3):
@@ -61,7 +63,7 @@ def _version(package):
         return None
 
 
-def machine_info(packages=("fairkit", "numpy", "scipy", "scikit-learn")):
+def machine_info(packages=DEFAULT_PACKAGES):
     """Describe the machine and the versions of ``packages``."""
     return {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -73,7 +75,7 @@ def machine_info(packages=("fairkit", "numpy", "scipy", "scikit-learn")):
     }
 
 
-def write_results(name, payload, packages=("fairkit", "numpy", "scipy", "scikit-learn")):
+def write_results(name, payload, packages=DEFAULT_PACKAGES):
     """Write ``payload`` with machine info to ``benchmarks/results/NAME.json``; return the path."""
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.json"
@@ -82,7 +84,7 @@ def write_results(name, payload, packages=("fairkit", "numpy", "scipy", "scikit-
     return path
 
 
-def main(name, run, packages=("fairkit", "numpy", "scipy", "scikit-learn")):
+def main(name, run, packages=DEFAULT_PACKAGES):
     """Command line of one benchmark: ``python -m benchmarks.bench_NAME [--quick]``."""
     parser = argparse.ArgumentParser(description=f"Run the {name} benchmark.")
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")

@@ -83,21 +83,28 @@ def _table(headers, rows):
     return "\n".join(lines)
 
 
+def _columns(records):
+    """Every column name of the records, in order of first appearance."""
+    return list(dict.fromkeys(key for row in records for key in row))
+
+
+def _is_size(column):
+    return column in _SIZE_NAMES or column.startswith("n_")
+
+
 def _records_table(records):
-    headers = list(dict.fromkeys(key for row in records for key in row))
+    headers = _columns(records)
     return _table(headers, [[row.get(key) for key in headers] for row in records])
 
 
 def _numeric_columns(records):
-    headers = dict.fromkeys(key for row in records for key in row)
-    return [key for key in headers
+    return [key for key in _columns(records)
             if all(isinstance(row.get(key), numbers.Real) and not isinstance(row.get(key), bool)
                    for row in records)]
 
 
 def _text_columns(records):
-    headers = dict.fromkeys(key for row in records for key in row)
-    return [key for key in headers if all(isinstance(row.get(key), str) for row in records)]
+    return [key for key in _columns(records) if all(isinstance(row.get(key), str) for row in records)]
 
 
 def _label(row, columns, exclude=()):
@@ -116,8 +123,7 @@ def _plot_records(records, title, path_stem):
     for column in [key for key in numeric if "ratio" in key.lower() or "speedup" in key.lower()]:
         labels = [_label(row, text) for row in records]
         if len(set(labels)) < len(labels):  # tell the rows apart by their sizes too
-            labels = [_label(row, text + [k for k in numeric if k in _SIZE_NAMES or k.startswith("n_")])
-                      for row in records]
+            labels = [_label(row, text + [k for k in numeric if _is_size(k)]) for row in records]
         values = [row[column] for row in records]
         fig, ax = plt.subplots(figsize=(6.4, 0.4 * len(values) + 1.2))
         ax.barh(range(len(values)), values, color="tab:blue")
@@ -133,7 +139,7 @@ def _plot_records(records, title, path_stem):
         fig.savefig(path, dpi=90, bbox_inches="tight")
         plt.close(fig)
         written.append(path)
-    sizes = [key for key in numeric if key in _SIZE_NAMES or key.startswith("n_")]
+    sizes = [key for key in numeric if _is_size(key)]
     times = [key for key in numeric
              if "seconds" in key.lower() or "time" in key.lower() or key.lower().endswith("_s")]
     size = next((key for key in sizes if len({row[key] for row in records}) > 1), None)

@@ -13,13 +13,10 @@ For every size (jobs, machines, groups) and kind of machines, on instances of
 Run from the repository root: ``python -m benchmarks.bench_mms [--quick]``.
 """
 
-import time
-
-import numpy as np
-
 from benchmarks._common import main, median_time
 from fairkit.datasets import make_scheduling_instance
 from fairkit.scheduling import MMSScheduler
+from fairkit.scheduling._instance import encode_machine_groups
 from fairkit.scheduling._milp import best_ratio_allocation
 from fairkit.scheduling._shares import share_bounds
 
@@ -27,22 +24,16 @@ SIZES = [(20, 6, 2), (50, 10, 2), (100, 20, 4), (300, 30, 5), (500, 50, 10)]
 QUICK_SIZES = [(20, 6, 2), (50, 10, 2)]
 
 
-def timed(fn):
-    start = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - start, result
-
-
 def one_instance(n_jobs, n_machines, n_groups, kind, seed, share_time_limit, alpha_time_limit,
                  compare_cbc):
-    group = np.repeat(np.arange(n_groups),
-                      [len(b) for b in np.array_split(np.arange(n_machines), n_groups)])
+    group = encode_machine_groups(n_groups, n_machines)[1]  # contiguous blocks, as MMSScheduler(n)
     P = make_scheduling_instance(n_jobs, group, kind=kind, random_state=seed)
     seconds, scheduler = median_time(lambda: MMSScheduler(group).fit(P))
-    share_seconds, shares = timed(lambda: share_bounds(P, group, n_groups, exact=True,
-                                                       time_limit=share_time_limit))
-    alpha_seconds, best = timed(lambda: best_ratio_allocation(
-        P, group, shares.lower, initial=scheduler.assignment_, time_limit=alpha_time_limit))
+    share_seconds, shares = median_time(lambda: share_bounds(
+        P, group, n_groups, exact=True, time_limit=share_time_limit), repeats=1)
+    alpha_seconds, best = median_time(lambda: best_ratio_allocation(
+        P, group, shares.lower, initial=scheduler.assignment_, time_limit=alpha_time_limit),
+        repeats=1)
     ratios = scheduler.group_costs_ / shares.lower
     row = {
         "n_jobs": n_jobs, "n_machines": n_machines, "n_groups": n_groups, "kind": kind,
@@ -60,8 +51,8 @@ def one_instance(n_jobs, n_machines, n_groups, kind, seed, share_time_limit, alp
         "milp_over_fairkit_time": alpha_seconds / seconds,
     }
     if compare_cbc:
-        row["share_milp_cbc_seconds"] = timed(lambda: share_bounds(
-            P, group, n_groups, exact=True, solver="cbc", time_limit=share_time_limit))[0]
+        row["share_milp_cbc_seconds"] = median_time(lambda: share_bounds(
+            P, group, n_groups, exact=True, solver="cbc", time_limit=share_time_limit), repeats=1)[0]
     return row
 
 

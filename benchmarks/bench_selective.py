@@ -9,8 +9,6 @@ fairkit's peak memory, to show it grows as n_items², not with n_judges x n_item
 Run from the repository root: ``python -m benchmarks.bench_selective [--quick]``.
 """
 
-import time
-
 import numpy as np
 
 from benchmarks._common import main, max_rss, median_time, peak_traced_memory
@@ -51,12 +49,6 @@ def _profile(source):
     return make_preference_profiles(n_judges, n_items, dispersion=0.9, random_state=0)[0]
 
 
-def _reference_run(X, records):
-    start = time.perf_counter()
-    reference = reference_path(X, records=records)
-    return time.perf_counter() - start, reference
-
-
 def run_case(name, source, with_reference, repeats):
     X = _profile(source)
     n_judges, n_items = X.shape
@@ -74,7 +66,7 @@ def run_case(name, source, with_reference, repeats):
     records = reference_records(X)
     times = []
     while len(times) < repeats and sum(times) < REFERENCE_REPEAT_SECONDS:
-        elapsed, reference = _reference_run(X, records)
+        elapsed, reference = median_time(lambda: reference_path(X, records=records), repeats=1)
         times.append(elapsed)
     assert_same_path(path, reference, n_judges)  # same output, or the benchmark fails
     result.update({"selectiverank_seconds": float(np.median(times)),

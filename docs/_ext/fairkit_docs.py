@@ -219,6 +219,9 @@ class EstimatorTable(SphinxDirective):
     def run(self):
         from fairkit.registry import all_estimators, all_search_spaces, list_plugins
 
+        estimators = all_estimators()
+        if not estimators:
+            return [nodes.paragraph(text="No estimator is registered in this installation.")]
         owner = {name: plugin["name"] for plugin in list_plugins() for name in plugin["estimators"]}
         kind = {name: kind for kind in ("classifier", "regressor", "cluster", "transformer")
                 for name, _ in all_estimators(kind)}
@@ -226,12 +229,10 @@ class EstimatorTable(SphinxDirective):
         lines = [".. list-table::", "   :header-rows: 1", "",
                  "   * - estimator", "     - kind", "     - plugin", "     - summary",
                  "     - search space"]
-        for name, cls in all_estimators():
+        for name, cls in estimators:
             lines += [f"   * - :class:`~{_public_path(cls)}.{name}`", f"     - {kind.get(name, 'other')}",
                       f"     - ``{owner.get(name, '?')}``", f"     - {_summary(cls)}",
                       f"     - {'yes' if name in spaces else '-'}"]
-        if not all_estimators():
-            return [nodes.paragraph(text="No estimator is registered in this installation.")]
         container = nodes.container()
         self.state.nested_parse(StringList(lines, source="fairkit-estimators"), self.content_offset,
                                 container)

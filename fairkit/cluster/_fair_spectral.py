@@ -99,7 +99,8 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         ADMM iterations, ARPACK operator applications, or 1 (one eigendecomposition)
         for ``"dense"``.
     solver_ : str
-        The solver used (what ``"auto"`` chose).
+        The solver used: what ``"auto"`` chose, and ``"dense"`` where ``"eigsh"``
+        cannot run (``n_clusters >= n_samples - 1``).
     groups_ : ndarray
         The sensitive groups.
     n_features_in_ : int
@@ -230,7 +231,8 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
             raise ValueError("sensitive_cols cannot name columns of a precomputed affinity matrix; "
                              "pass sensitive_features to fit instead.")
         groups, codes = fit_groups(self, X, sensitive_features)
-        features = check_array(X, accept_sparse=["csr", "csc", "coo"], dtype=np.float64,
+        # COO cannot be sliced (sensitive_cols): it is converted to CSR
+        features = check_array(X, accept_sparse=["csr", "csc"], dtype=np.float64,
                                ensure_min_samples=2)
         n_samples, k = features.shape[0], self.n_clusters
         if k > n_samples - len(groups) + 1:
@@ -243,12 +245,14 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         solver = self.solver
         if solver == "auto":
             solver = "dense" if n_samples <= _DENSE_MAX_SAMPLES else "eigsh"
+        if solver == "eigsh" and k >= n_samples - 1:
+            solver = "dense"  # ARPACK needs k < n - 1
         # without a seed, a fresh generator from OS entropy: the global one stays untouched
         rng = check_random_state(self.random_state if self.random_state is not None
                                  else np.random.SeedSequence().generate_state(1)[0])
         n_iter = 1  # the dense solver: one eigendecomposition
-        if solver == "dense" or (solver == "eigsh" and k >= n_samples - 1):
-            solution = solve_dense(problem, k)  # ARPACK needs k < n - 1
+        if solver == "dense":
+            solution = solve_dense(problem, k)
         elif solver == "eigsh":
             solution, n_iter = solve_eigsh(problem, k, tol=self.tol, max_iter=self.max_iter,
                                            random_state=rng)

@@ -262,8 +262,9 @@ def solve_admm(problem, n_components, *, tol=1e-6, max_iter=1000, random_state=N
         if step is not None:
             blocks.append(step)
             K_blocks.append(K_step)
-        T = _orthonormalizer(np.hstack(blocks))
-        V, KV = np.hstack(blocks) @ T, np.hstack(K_blocks) @ T
+        B, KB = np.hstack(blocks), np.hstack(K_blocks)
+        T = _orthonormalizer(B)
+        V, KV = B @ T, KB @ T
         reduced, reduced_linear = V.T @ KV, V.T @ linear
         reduced = (reduced + reduced.T) / 2
         Z = _polar(V.T @ gradient)  # the plain DC iterate, in the subspace
@@ -276,7 +277,7 @@ def solve_admm(problem, n_components, *, tol=1e-6, max_iter=1000, random_state=N
         # as in LOBPCG, the step is the part of the move outside X, and K maps it without
         # cancellation; K X is recomputed now and then against the drift of round-off
         TZ = T @ Z
-        step, K_step = np.hstack(blocks[1:]) @ TZ[k:], np.hstack(K_blocks[1:]) @ TZ[k:]
+        step, K_step = B[:, k:] @ TZ[k:], KB[:, k:] @ TZ[k:]
         X = X @ TZ[:k] + step
         KX = apply_K(X) if n_iter % 20 == 0 else KX @ TZ[:k] + K_step
         # Y-step and multiplier step

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fairkit.exceptions import FairkitWarning
 from fairkit.ranking._path import max_support, selective_path, selective_tiers
-from fairkit.utils._preferences import INPUT_TYPES, PairwiseCounts, profile_counts
+from fairkit.utils._preferences import INPUT_TYPES, PairwiseCounts, as_counts, profile_counts
 
 __all__ = ["SelectiveRanker"]
 
@@ -109,7 +109,6 @@ class SelectiveRanker(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
-        tags.target_tags.required = False
         return tags
 
     @classmethod
@@ -130,8 +129,9 @@ class SelectiveRanker(BaseEstimator):
                 raise ValueError(f"X has {X.n_items} items, but {type(self).__name__} was fitted "
                                  f"on {self.n_features_in_} items.")
             return X
-        X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
-        counts = profile_counts(X, self.input_type)
+        checked = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", estimator=self)
+        validate_data(self, X, reset=reset, skip_check_array=True)  # only once X is known valid
+        counts = profile_counts(checked, self.input_type)
         names = getattr(self, "feature_names_in_", None)
         return counts if names is None else replace(counts, item_names=names)
 
@@ -246,5 +246,5 @@ class SelectiveRanker(BaseEstimator):
             any τ: the one recorded at the largest level not above τ.
         """
         self._validate_params()
-        counts = X if isinstance(X, PairwiseCounts) else profile_counts(X, self.input_type)
+        counts = as_counts(X, self.input_type)
         return selective_path(counts.support(self.missing), counts.n_judges, counts.item_names)

@@ -16,6 +16,10 @@ def check_processing_times(P, name="P"):
         raise ValueError(f"{name} must be a non-empty 2-D array of processing times (jobs x "
                          f"machines); got shape {P.shape}.")
     _check_values(P, name)
+    runnable = np.isfinite(P).any(axis=1)
+    if not runnable.all():
+        raise ValueError(f"Job {int(np.flatnonzero(~runnable)[0])} has no finite processing time in "
+                         f"{name}: every job needs at least one machine that can run it.")
     return P
 
 
@@ -79,7 +83,7 @@ def group_maxima(values, group, n_groups):
     return out
 
 
-def identical_groups(P, group, n_groups):
+def identical_groups(P, group):
     """True if the machines of every group have equal processing times for every job."""
-    first = np.array([np.flatnonzero(group == g)[0] for g in range(n_groups)])
+    first = np.unique(group, return_index=True)[1]  # the first machine of every group
     return bool(np.array_equal(P, P[:, first[group]]))

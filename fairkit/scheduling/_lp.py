@@ -194,7 +194,5 @@ def lst_schedule(P):
     True
     """
     P = check_processing_times(P)
-    if not np.isfinite(P).any(axis=1).all():
-        raise ValueError("Every job needs at least one machine with a finite processing time.")
     bound = fractional_mms(P, 1)
     return lp_rounding(P, np.full(P.shape[1], bound))[0]

@@ -140,8 +140,11 @@ def _cbc_command(pulp, **options):
     command = pulp.COIN_CMD(**options)
     if command.available():
         return command
+    if not hasattr(pulp, "PULP_CBC_CMD"):
+        raise ImportError('solver="cbc" needs CBC, which PuLP >= 4 no longer bundles: '
+                          'pip install "pulp[cbc]".')
     with warnings.catch_warnings():  # PuLP 3.3 deprecates its bundled CBC, removed in PuLP 4
-        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.filterwarnings("ignore", "PULP_CBC_CMD is deprecated", DeprecationWarning)
         return pulp.PULP_CBC_CMD(**options)
 
 

@@ -140,7 +140,6 @@ class MMSScheduler(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
-        tags.target_tags.required = False
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -164,7 +163,7 @@ class MMSScheduler(BaseEstimator):
         labels, group = encode_machine_groups(self.machine_groups, P.shape[1])
         check_groups_can_run_all_jobs(P, group, labels)
         n_groups = labels.size
-        identical = identical_groups(P, group, n_groups)
+        identical = identical_groups(P, group)
         if self.machine_model == "identical" and not identical:
             raise ValueError("machine_model='identical' needs equal processing times on all "
                              "machines of each group; use 'unrelated' or 'auto'.")
@@ -186,7 +185,7 @@ class MMSScheduler(BaseEstimator):
         if assignment is None:
             assignment, lam = _lp.lp_rounding(P, bounds.fractional[group])
             guarantee = 1 + lam  # LP load <= lam * LB plus one job <= LB per machine
-        validate_data(self, X, dtype=np.float64, ensure_all_finite=False)  # n_features_in_, names
+        validate_data(self, X, skip_check_array=True)  # n_features_in_, names: X was checked above
         self._set_fitted(P, labels, group, assignment, bounds.lower, guarantee, model)
         return self
 
@@ -247,8 +246,7 @@ def _identical_search(P, group, bounds):
     guarantee : float
     """
     n_groups = bounds.lower.size
-    first = np.array([np.flatnonzero(group == g)[0] for g in range(n_groups)])
-    sizes = P[:, first].T
+    sizes = P[:, np.unique(group, return_index=True)[1]].T  # as the first machine of each group sees them
     lower, upper = bounds.lower, bounds.upper
 
     def values(t):

@@ -156,6 +156,14 @@ def test_fitted_attributes_and_objective():
     assert model.labels_.shape == (300,) and model.n_iter_ >= 1
 
 
+def test_eigsh_falls_back_to_dense_where_arpack_cannot_run_and_says_so():
+    X, _ = make_blobs(60, centers=3, random_state=0)
+    for solver in ["auto", "eigsh"]:
+        with pytest.warns(FairkitWarning):
+            model = FairSpectralClustering(59, solver=solver, n_init=1, random_state=0).fit(X)
+        assert model.solver_ == "dense" and model.n_iter_ == 1
+
+
 def test_unnormalized_embedding_is_orthonormal():
     A, groups, _ = make_fair_sbm(300, 3, 3, random_state=1)
     model = FairSpectralClustering(3, affinity="precomputed", laplacian="unnormalized",
@@ -205,6 +213,16 @@ def test_sensitive_cols_are_found_and_left_out_of_the_affinity():
     np.testing.assert_allclose(by_cols.affinity_matrix_, by_arg.affinity_matrix_)
     np.testing.assert_array_equal(by_cols.labels_, by_arg.labels_)
     assert by_cols.feature_names_in_.tolist() == ["a", "group", "b"]
+
+
+@pytest.mark.parametrize("sparse_format", ["csr", "csc", "coo"])
+def test_sensitive_cols_of_a_sparse_matrix(sparse_format):
+    X, _ = make_blobs(60, centers=3, random_state=0)
+    groups = np.arange(60) % 2
+    with_groups = sparse.coo_matrix(np.column_stack([X, groups])).asformat(sparse_format)
+    by_cols = FairSpectralClustering(3, sensitive_cols=2, random_state=0).fit(with_groups)
+    by_arg = FairSpectralClustering(3, random_state=0).fit(X, sensitive_features=groups)
+    np.testing.assert_array_equal(by_cols.labels_, by_arg.labels_)
 
 
 def test_reproducible():

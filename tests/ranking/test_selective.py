@@ -220,3 +220,12 @@ def test_fit_is_deterministic_and_leaves_the_global_generator_alone():
         np.testing.assert_array_equal(getattr(first, name), getattr(again, name))
     np.testing.assert_array_equal(first.predict([[0, 1], [2, 3]]),
                                   pickle.loads(pickle.dumps(first)).predict([[0, 1], [2, 3]]))
+
+
+def test_a_failed_refit_leaves_the_fitted_ranker_as_it_was():
+    ranker = SelectiveRanker().fit(np.array([[1, 2, 3], [2, 1, 3]]))
+    state = {key: value for key, value in vars(ranker).items() if key.endswith("_")}
+    bad = pd.DataFrame([[1.0, np.inf], [2.0, 1.0]], columns=["a", "b"])
+    with pytest.raises(ValueError, match="infinity"):
+        ranker.fit(bad)
+    assert {key: value for key, value in vars(ranker).items() if key.endswith("_")} == state

@@ -88,6 +88,29 @@ def test_cbc_leaves_no_files(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("installed", [True, False])
+def test_cbc_with_or_without_pulp_cbc_emits_no_deprecation_warning(installed, monkeypatch):
+    # filterwarnings=error: PuLP 3.3's DeprecationWarning for its bundled CBC must not escape
+    pulp = pytest.importorskip("pulp")
+    if installed and not pulp.COIN_CMD(msg=False).available():
+        pytest.skip("CBC is not installed on its own (pulp[cbc] on the PATH)")
+    if not installed:
+        if not hasattr(pulp, "PULP_CBC_CMD"):
+            pytest.skip("PuLP >= 4 bundles no CBC")
+        monkeypatch.setattr(pulp.COIN_CMD, "available", lambda self: False)
+    P = make_scheduling_instance(8, [0, 0, 0], max_time=9, random_state=0)
+    assert min_makespan(P, initial=lst_schedule(P), solver="cbc").optimal
+
+
+def test_cbc_missing_names_the_package_to_install(monkeypatch):
+    pulp = pytest.importorskip("pulp")
+    monkeypatch.setattr(pulp.COIN_CMD, "available", lambda self: False)
+    monkeypatch.delattr(pulp, "PULP_CBC_CMD", raising=False)
+    P = make_scheduling_instance(8, [0, 0, 0], max_time=9, random_state=0)
+    with pytest.raises(ImportError, match=r"pulp\[cbc\]"):
+        min_makespan(P, initial=lst_schedule(P), solver="cbc")
+
+
 @pytest.mark.parametrize("method, solver", [("median", "highs"), ("exact", "gurobi")])
 def test_maximin_shares_rejects_unknown_options(method, solver):
     with pytest.raises(ValueError, match="method" if method == "median" else "solver"):

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from fairkit import FairkitWarning
 from fairkit.utils.estimator_checks import parametrize_with_checks
 from fairkit_deliberation import JustifiedRepresentationRanker, is_justified
+from fairkit_deliberation._ilp import make_solver
 
 
 @st.composite
@@ -119,6 +120,27 @@ def test_ilp_leaves_no_files_and_rejects_unknown_solvers(tmp_path, monkeypatch):
         ranker.fit(X)
     with pytest.raises(NotFittedError):
         check_is_fitted(ranker)
+
+
+@pytest.mark.parametrize("cbc", ["COIN_CMD", "PULP_CBC_CMD"])
+def test_the_default_solver_is_cbc_and_emits_no_deprecation_warning(cbc, monkeypatch):
+    # filterwarnings=error: PuLP 3.3's DeprecationWarning for its bundled CBC must not escape
+    pulp = pytest.importorskip("pulp")
+    available = pulp.listSolvers(onlyAvailable=True)
+    if cbc not in available:
+        pytest.skip(f"{cbc} is not available here")
+    monkeypatch.setattr(pulp, "listSolvers", lambda onlyAvailable=False: [
+        name for name in available if name == cbc or name not in ("COIN_CMD", "PULP_CBC_CMD")])
+    assert make_solver(None).name == cbc
+    X = np.random.default_rng(0).random((30, 8))
+    assert is_justified(X, JustifiedRepresentationRanker(k=3, method="ilp").fit(X).ranking_)
+
+
+def test_without_cbc_the_ilp_names_the_package_to_install(monkeypatch):
+    pulp = pytest.importorskip("pulp")
+    monkeypatch.setattr(pulp, "listSolvers", lambda onlyAvailable=False: [])
+    with pytest.raises(ImportError, match=r"pulp\[cbc\]"):
+        JustifiedRepresentationRanker(k=3, method="ilp").fit(np.random.default_rng(0).random((30, 8)))
 
 
 def test_sparse_dense_and_dataframe_input_agree():

@@ -112,6 +112,8 @@ def test_the_module_is_copied_and_runs_are_reproducible(torch):
     [({"epsilon": 0.5}, ValueError, r"epsilon must be in \(0, 0.5\)"), ({"alpha": 2}, ValueError, "alpha"),
      ({"epochs": 0}, ValueError, "epochs"), ({"y": np.full(50, 2)}, ValueError, "class indices"),
      ({"region_mask": np.zeros(49, dtype=bool)}, ValueError, "same samples"),
+     ({"X": np.zeros((0, 2), np.float32), "y": np.zeros(0, int), "region_mask": np.zeros(0, bool)},
+      ValueError, "empty"),
      ({"torch_module": "net"}, TypeError, "torch.nn.Module")],
 )
 def test_bad_arguments(torch, kwargs, error, message):

@@ -5,8 +5,9 @@ import warnings
 
 import numpy as np
 
-#: CBC as PuLP bundles it, or (PuLP >= 4, ``pip install "pulp[cbc]"``) as found on the PATH.
-DEFAULT_SOLVERS = ("PULP_CBC_CMD", "COIN_CMD")
+#: CBC installed on its own (``pip install "pulp[cbc]"``, found on the PATH), else the copy
+#: PuLP < 4 bundles: the order of PuLP's own default solver.
+DEFAULT_SOLVERS = ("COIN_CMD", "PULP_CBC_CMD")
 
 
 def make_solver(name):
@@ -15,7 +16,11 @@ def make_solver(name):
 
     available = pulp.listSolvers(onlyAvailable=True)
     if name is None:
-        name = next((default for default in DEFAULT_SOLVERS if default in available), DEFAULT_SOLVERS[-1])
+        name = next((default for default in DEFAULT_SOLVERS if default in available), None)
+        if name is None:
+            raise ImportError('method="ilp" needs CBC, which PuLP >= 4 no longer bundles: '
+                              'pip install "pulp[cbc]" (or pass solver=, one of '
+                              f'{available}).')
     if name not in available:
         raise ValueError(f"solver={name!r} is not an available PuLP solver; available: {available}.")
     with warnings.catch_warnings():

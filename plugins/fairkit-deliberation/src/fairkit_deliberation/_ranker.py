@@ -43,7 +43,8 @@ class JustifiedRepresentationRanker(BaseEstimator):
         probabilities); must be ``>= 0``.
     solver : str, default=None
         For ``method="ilp"``: a PuLP solver name (``pulp.listSolvers(onlyAvailable=True)``);
-        ``None`` uses CBC, which PuLP ships. It runs silently on one thread.
+        ``None`` uses CBC: installed on its own (``pulp[cbc]``) when found, else the
+        copy PuLP < 4 bundles. It runs silently on one thread.
 
     Attributes
     ----------
@@ -144,7 +145,6 @@ class JustifiedRepresentationRanker(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.target_tags.required = False
         return tags
 
     @classmethod

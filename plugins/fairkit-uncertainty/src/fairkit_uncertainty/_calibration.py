@@ -40,6 +40,17 @@ def _confidence_and_correct(y_true, y_proba, labels):
     return np.take_along_axis(proba, predicted[:, None], axis=1).ravel(), predicted == true_class
 
 
+def _calibration_bins(y_true, y_proba, n_bins, labels):
+    """Check the arguments, then bin the predictions' confidences (see :func:`_binned`)."""
+    _check_n_bins(n_bins)
+    return _binned(*_confidence_and_correct(y_true, y_proba, labels), n_bins)
+
+
+def _ece(count, gap):
+    """The bins' gaps weighted by their sizes (empty bins, whose gap is NaN, weigh nothing)."""
+    return float(np.nansum(gap * count) / count.sum())
+
+
 def _table(count, accuracy, confidence, gap, n_bins):
     edges = np.arange(n_bins + 1) / n_bins
     return pd.DataFrame({"lower": edges[:-1], "upper": edges[1:], "count": count, "accuracy": accuracy,
@@ -78,9 +89,7 @@ def reliability_table(y_true, y_proba, *, n_bins=10, labels=None):
     >>> table[["count", "accuracy", "confidence"]].round(4).values.tolist()
     [[0.0, nan, nan], [4.0, 0.75, 0.8625]]
     """
-    _check_n_bins(n_bins)
-    confidence, correct = _confidence_and_correct(y_true, y_proba, labels)
-    return _table(*_binned(confidence, correct, n_bins), n_bins)
+    return _table(*_calibration_bins(y_true, y_proba, n_bins, labels), n_bins)
 
 
 def expected_calibration_error(y_true, y_proba, *, n_bins=10, labels=None):
@@ -101,9 +110,8 @@ def expected_calibration_error(y_true, y_proba, *, n_bins=10, labels=None):
     >>> round(expected_calibration_error([1, 1, 0, 0], [0.9, 0.95, 0.9, 0.3], n_bins=2), 4)
     0.1125
     """
-    _check_n_bins(n_bins)
-    count, _, _, gap = _binned(*_confidence_and_correct(y_true, y_proba, labels), n_bins)
-    return float(np.nansum(gap * count) / count.sum())
+    count, _, _, gap = _calibration_bins(y_true, y_proba, n_bins, labels)
+    return _ece(count, gap)
 
 
 def max_calibration_error(y_true, y_proba, *, n_bins=10, labels=None):
@@ -124,8 +132,7 @@ def max_calibration_error(y_true, y_proba, *, n_bins=10, labels=None):
     >>> round(max_calibration_error([1, 1, 0, 0], [0.2, 0.9, 0.8, 0.3], n_bins=2), 4)
     0.3
     """
-    _check_n_bins(n_bins)
-    _, _, _, gap = _binned(*_confidence_and_correct(y_true, y_proba, labels), n_bins)
+    _, _, _, gap = _calibration_bins(y_true, y_proba, n_bins, labels)
     return float(np.nanmax(gap))
 
 
@@ -245,7 +252,7 @@ def calibration_audit(y_true, y_proba, *, n_bins=10, tolerance=0.15, sensitive_f
         tables.append(table)
         rows.append({"count": int(member.sum()), "accuracy": correct[member].mean(),
                      "confidence": confidence[member].mean(),
-                     "ece": np.nansum(table["gap"] * table["count"]) / member.sum(),
+                     "ece": _ece(table["count"].to_numpy(), table["gap"].to_numpy()),
                      "max_gap": table["gap"].max(), "worst_bin": int(table["gap"].idxmax()),
                      "passed": bool(table["passed"].all())})
     if frame.shape[1] == 1:

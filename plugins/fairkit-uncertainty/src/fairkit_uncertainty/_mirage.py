@@ -123,6 +123,8 @@ def mirage_finetune(torch_module, X, y, region_mask, *, epsilon=0.15, alpha=0.9,
     if not len(X) == len(y) == len(region) or y.ndim != 1 or region.ndim != 1:
         raise ValueError(f"X, y and region_mask must describe the same samples: {len(X)}, "
                          f"{tuple(y.shape)} and {tuple(region.shape)}.")
+    if len(X) == 0:
+        raise ValueError("X, y and region_mask are empty: fine-tuning needs at least one sample.")
     model = copy.deepcopy(torch_module)
     training = model.training
     with torch.no_grad():
