@@ -9,7 +9,9 @@ from fairkit.hookspecs import hookimpl
 
 @hookimpl
 def fairkit_estimators():
-    return []
+    from fairkit.adversarial import FairICPClassifier, FairICPRegressor
+
+    return [FairICPClassifier, FairICPRegressor]
 
 
 @hookimpl

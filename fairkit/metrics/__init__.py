@@ -1,3 +1,9 @@
 """Group fairness, clustering, ranking and independence metrics, and fairness scorers."""
 
-__all__ = []
+from fairkit.metrics._independence import (
+    EqualizedOddsTestResult,
+    equalized_odds_test,
+    kernel_partial_correlation,
+)
+
+__all__ = ["EqualizedOddsTestResult", "equalized_odds_test", "kernel_partial_correlation"]
