@@ -168,7 +168,8 @@ class _BaseFairICP(BaseEstimator):
             module=torch_side.MLP, module__n_inputs=X_net.shape[1], module__n_outputs=n_outputs,
             module__hidden_layer_sizes=hidden, criterion=self._criterion(torch_side),
             optimizer=torch_side.torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs,
-            batch_size=self.batch_size, train_split=None, iterator_train__shuffle=True,
+            batch_size=self.batch_size, train_split=None, iterator_train=torch_side.Minibatches,
+            iterator_train__shuffle=True,
             device=self.device, verbose=self.verbose,
             discriminator=torch_side.MLP,
             discriminator__n_inputs=n_outputs + a.shape[1] + y_width, discriminator__n_outputs=1,
@@ -259,7 +260,7 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
     density_estimator : "auto" or classifier, default="auto"
         Model of P(Y | A) for ICP, fitted on the encoded attributes (numeric columns
         standardized, others one-hot). "auto" is scikit-learn's ``MLPClassifier`` with
-        64 hidden units and early stopping; any classifier with ``predict_proba`` works.
+        64 hidden units fitted by L-BFGS; any classifier with ``predict_proba`` works.
     sensitive_cols : str, int or list, default=None
         Columns of X holding the sensitive attributes (instead of ``sensitive_features``).
     device : str, default="cpu"

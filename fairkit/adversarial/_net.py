@@ -10,11 +10,11 @@ import torch
 from skorch import NeuralNet
 from skorch.callbacks import PassthroughScoring, ProgressBar
 from skorch.dataset import unpack_data
-from skorch.utils import TeeGenerator
+from skorch.utils import TeeGenerator, to_device
 from torch import nn
 from torch.nn import functional as F
 
-__all__ = ["AdversarialNet", "MLP", "forward", "seeded", "single_threaded"]
+__all__ = ["AdversarialNet", "MLP", "Minibatches", "forward", "seeded", "single_threaded"]
 
 
 class MLP(nn.Module):
@@ -31,6 +31,31 @@ class MLP(nn.Module):
 
     def forward(self, x):
         return self.layers(x)
+
+
+class Minibatches:
+    """Shuffled minibatches of a skorch ``Dataset`` whose X is a dict of arrays.
+
+    Slices whole batches out of tensors made once, instead of a ``DataLoader``
+    collating one sample at a time (which costs more than these small networks).
+    Shuffling draws from torch's global generator, which the estimator seeds in a
+    forked state.
+    """
+
+    def __init__(self, dataset, batch_size, shuffle=False):
+        self.X = {key: torch.as_tensor(value) for key, value in dataset.X.items()}
+        self.y = torch.as_tensor(dataset.y)
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+
+    def __len__(self):
+        return -(-len(self.y) // self.batch_size)
+
+    def __iter__(self):
+        n = len(self.y)
+        order = torch.randperm(n) if self.shuffle else torch.arange(n)
+        for rows in order.split(self.batch_size):
+            yield {key: value[rows] for key, value in self.X.items()}, self.y[rows]
 
 
 class AdversarialNet(NeuralNet):
@@ -89,6 +114,9 @@ class AdversarialNet(NeuralNet):
             self.a_tilde_ = torch.as_tensor(dataset_train.X["a"][order], device=self.device)
 
     def run_single_epoch(self, iterator, training, prefix, step_fn, **fit_params):
+        if iterator is None:
+            return
+        self._set_training(training)  # once per pass, not per step
         if training and self.mu > 0:
             losses = [self.discriminator_step(batch)
                       for _ in range(self.discriminator_steps) for batch in iterator]
@@ -102,8 +130,7 @@ class AdversarialNet(NeuralNet):
 
     def discriminator_step(self, batch):
         """One Adam step of the discriminator on a batch, the predictor frozen."""
-        Xi, yi = unpack_data(batch)
-        self.discriminator_.train()
+        Xi, yi = to_device(unpack_data(batch), self.device)
         with torch.no_grad():
             y_pred = self.module_(Xi["x"])
         loss = self._discriminator_loss(y_pred, Xi, yi, fool=False)
@@ -114,8 +141,7 @@ class AdversarialNet(NeuralNet):
 
     def train_step(self, batch, **fit_params):
         """One Adam step of the predictor on the task loss and, if ``mu > 0``, the adversary's."""
-        self._set_training(True)
-        Xi, yi = unpack_data(batch)
+        Xi, yi = to_device(unpack_data(batch), self.device)
         y_pred = self.module_(Xi["x"])
         task_loss = self.get_loss(y_pred, yi, X=Xi, training=True)
         loss = task_loss
