@@ -1,9 +1,28 @@
 """Group fairness, clustering, ranking and independence metrics, and fairness scorers."""
 
-from fairkit.metrics._independence import (
-    EqualizedOddsTestResult,
-    equalized_odds_test,
-    kernel_partial_correlation,
+from fairkit.metrics._group import (
+    demographic_parity_difference,
+    demographic_parity_ratio,
+    equalized_odds_deviation,
+    equalized_odds_difference,
+    false_positive_rate_difference,
+    group_summary,
+    selection_rate,
+    true_positive_rate_difference,
 )
+from fairkit.metrics._independence import equalized_odds_test, kernel_partial_correlation
+from fairkit.metrics._scorer import make_fairness_scorer
 
-__all__ = ["EqualizedOddsTestResult", "equalized_odds_test", "kernel_partial_correlation"]
+__all__ = [
+    "demographic_parity_difference",
+    "demographic_parity_ratio",
+    "equalized_odds_deviation",
+    "equalized_odds_difference",
+    "equalized_odds_test",
+    "false_positive_rate_difference",
+    "group_summary",
+    "kernel_partial_correlation",
+    "make_fairness_scorer",
+    "selection_rate",
+    "true_positive_rate_difference",
+]

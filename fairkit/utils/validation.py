@@ -161,8 +161,29 @@ def _check_positions(positions, n_columns):
         raise ValueError(f"sensitive_cols positions {bad} are out of range for X with {n_columns} columns.")
 
 
-def _group_index(frame):
-    return pd.Index(frame.iloc[:, 0]) if frame.shape[1] == 1 else pd.MultiIndex.from_frame(frame)
+def _factorize(values):
+    try:
+        return pd.factorize(values, sort=True)[0]
+    except TypeError:  # values of mixed types cannot be sorted
+        return pd.factorize(values)[0]
+
+
+def _factorize_rows(frame):
+    """Code each row by its combination of values; return the codes and one label per code.
+
+    Columns are factorized one at a time and their codes combined, so that no
+    Python object is made per sample. Codes follow the sorted order of the labels.
+    """
+    codes = np.zeros(len(frame), dtype=np.intp)
+    for _, column in frame.items():
+        column_codes = _factorize(column)
+        codes = _factorize(codes * (column_codes.max() + 1) + column_codes)
+    first = np.unique(codes, return_index=True)[1]
+    rows = frame.iloc[first]
+    labels = np.empty(len(first), dtype=object)
+    labels[:] = rows.iloc[:, 0].tolist() if frame.shape[1] == 1 else list(
+        rows.itertuples(index=False, name=None))
+    return codes.astype(np.intp), labels
 
 
 def encode_groups(frame, groups=None):
@@ -174,7 +195,7 @@ def encode_groups(frame, groups=None):
         Validated sensitive features (see :func:`check_sensitive_features`).
     groups : ndarray, default=None
         Known groups (an estimator's ``groups_``). ``None`` learns them from
-        ``frame``, sorted (values of mixed types in pandas' factorize order).
+        ``frame``, sorted (a column of values of mixed types in order of appearance).
 
     Returns
     -------
@@ -197,25 +218,21 @@ def encode_groups(frame, groups=None):
     >>> [tuple(g) for g in groups], codes.tolist()
     ([('F', 1), ('F', 2), ('M', 1)], [0, 2, 1])
     """
-    index = _group_index(frame)
+    codes, labels = _factorize_rows(frame)
     if groups is None:
-        try:
-            codes, uniques = index.factorize(sort=True)
-        except TypeError:  # tuples of mixed types cannot be sorted
-            codes, uniques = index.factorize()
-        return uniques.to_numpy(), codes.astype(np.intp)
+        return labels, codes
     n_columns = len(groups[0]) if isinstance(groups[0], tuple) else 1
     if frame.shape[1] != n_columns:
         raise ValueError(f"The estimator was fitted with {n_columns} sensitive feature column(s), "
                          f"got {frame.shape[1]}.")
-    known = pd.MultiIndex.from_tuples(list(groups)) if n_columns > 1 else pd.Index(groups)
-    codes = known.get_indexer(index)
-    if (codes < 0).any():
-        unseen = index[codes < 0].unique()
+    known = {group: i for i, group in enumerate(groups)}
+    positions = np.array([known.get(label, -1) for label in labels], dtype=np.intp)
+    if (positions < 0).any():
+        unseen = labels[positions < 0]
         shown = ", ".join(repr(g) for g in unseen[:5]) + (", ..." if len(unseen) > 5 else "")
         raise ValueError(f"sensitive_features holds {len(unseen)} group(s) not seen during fit: "
                          f"{shown}. Known groups: {list(groups)}.")
-    return groups, codes.astype(np.intp)
+    return groups, positions[codes]
 
 
 def fit_groups(estimator, X, sensitive_features):

@@ -6,8 +6,8 @@ import pytest
 from scipy.spatial.distance import cdist, pdist
 from sklearn.linear_model import LogisticRegression
 
-from fairkit.metrics import EqualizedOddsTestResult, equalized_odds_test, kernel_partial_correlation
-from fairkit.metrics._independence import _nearest_neighbors
+from fairkit.metrics import equalized_odds_test, kernel_partial_correlation
+from fairkit.metrics._independence import EqualizedOddsTestResult, _nearest_neighbors
 
 
 def brute_force_kpc(y_pred, a, y):
