@@ -4,6 +4,7 @@ Imported only when a FairICP estimator fits or predicts, so that ``import fairki
 never imports torch or skorch.
 """
 
+import copy
 from contextlib import contextmanager
 
 import torch
@@ -188,12 +189,14 @@ def seeded(seed):
 
 
 def forward(net, X, chunk_size=65536):
-    """The predictor's raw output on ``X`` (numpy float32), as a numpy array.
+    """The predictor's raw output on ``X``, computed in float64.
 
-    Calls the module directly rather than through a DataLoader, which would draw a
-    seed from torch's global generator.
+    Trained in float32, evaluated in double precision on a copy of the module, so
+    that a sample's prediction does not depend on which other samples share its
+    batch. Calls the module directly rather than through a DataLoader, which would
+    draw a seed from torch's global generator.
     """
-    module = net.module_.eval()
+    module = copy.deepcopy(net.module_).double().eval()
     with single_threaded(), torch.no_grad():
-        chunks = torch.split(torch.as_tensor(X, device=net.device), chunk_size)
+        chunks = torch.split(torch.as_tensor(X, dtype=torch.float64, device=net.device), chunk_size)
         return torch.cat([module(chunk) for chunk in chunks]).cpu().numpy()
