@@ -31,9 +31,18 @@ def fairkit_datasets():
 
 @hookimpl
 def fairkit_search_spaces():
-    return {}
+    fair_icp = {
+        "mu": [0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9],
+        "batch_size": [64, 128, 256, 512],
+        "lr": [1e-4, 1e-3, 1e-2],
+        "lr_discriminator": [1e-5, 1e-4, 1e-3],
+        "max_epochs": [20, 50, 100, 200],
+    }
+    return {"FairICPClassifier": fair_icp, "FairICPRegressor": fair_icp}
 
 
 @hookimpl
 def fairkit_demos():
-    return {}
+    from fairkit.adversarial._demo import demo as fair_icp_demo
+
+    return {"FairICPClassifier": fair_icp_demo}

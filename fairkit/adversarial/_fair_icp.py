@@ -57,19 +57,16 @@ def _check_layer_sizes(name, sizes):
 def _without_columns(X, cols, n_features):
     """``X`` without the columns named (or numbered) by ``cols``."""
     cols = [cols] if isinstance(cols, str | numbers.Integral) else list(cols)
-    if isinstance(X, pd.DataFrame):
-        positions = [c if isinstance(c, numbers.Integral) else X.columns.get_loc(c) for c in cols]
-        keep = np.setdiff1d(np.arange(n_features), np.mod(positions, n_features))
-        if not len(keep):
-            raise ValueError("sensitive_cols names every column of X; FairICP needs other features "
-                             "to predict from.")
-        return X.iloc[:, keep]
-    X = X.toarray() if sparse.issparse(X) else np.asarray(X)
+    frame = isinstance(X, pd.DataFrame)
+    if frame:
+        cols = [c if isinstance(c, numbers.Integral) else X.columns.get_loc(c) for c in cols]
+    else:
+        X = X.toarray() if sparse.issparse(X) else np.asarray(X)
     keep = np.setdiff1d(np.arange(n_features), np.mod(cols, n_features))
     if not len(keep):
         raise ValueError("sensitive_cols names every column of X; FairICP needs other features "
                          "to predict from.")
-    return X[:, keep]
+    return X.iloc[:, keep] if frame else X[:, keep]
 
 
 class _BaseFairICP(BaseEstimator):
