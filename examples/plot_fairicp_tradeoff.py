@@ -5,10 +5,11 @@ Accuracy against equalized odds: FairICP and ExponentiatedGradient
 FairICP (Lai & Guan, ICML 2025) trains a network against a discriminator that tells
 the sensitive attributes A from copies Ã drawn by inverse conditional permutation;
 the weight ``mu`` of that adversarial loss sets the trade-off between accuracy and
-equalized odds (Ŷ ⊥ A | Y). This example traces it on synthetic data where the
-features are proxies of a three-valued group, next to fairlearn's
+equalized odds (Ŷ ⊥ A | Y). This example traces it on synthetic data, next to
+fairlearn's
 ``ExponentiatedGradient(EqualizedOdds())`` around a logistic regression, over its
-``eps``. Fairness is measured by the equalized-odds deviation (DEO, summed over labels
+``eps``. The data hold a fair signal and one proxy feature that mixes the label with a
+three-valued group: a plain model uses the proxy and violates equalized odds. Fairness is measured by the equalized-odds deviation (DEO, summed over labels
 and groups) and by the kernel partial correlation ρ²(Ŷ, A | Y).
 """
 
@@ -26,8 +27,10 @@ from fairkit.exceptions import FairkitWarning
 from fairkit.metrics import equalized_odds_deviation, kernel_partial_correlation
 
 warnings.simplefilter("ignore", FairkitWarning)
-X, y, group = make_fair_classification(4000, 5, n_groups=3, label_bias=0.0, feature_bias=1.0,
-                                       random_state=0)
+X, y, group = make_fair_classification(3000, 4, n_groups=3, label_bias=0.0, feature_bias=0.0,
+                                       class_sep=1.0, random_state=0)
+rng = np.random.default_rng(0)
+X = np.column_stack([X, group + 0.8 * y + 0.5 * rng.normal(size=len(y))])  # the proxy
 X_train, X_test, y_train, y_test, g_train, g_test = train_test_split(
     X, y, group, test_size=0.5, random_state=0)
 
@@ -42,7 +45,7 @@ def scores(y_pred, proba):
 # FairICP over the adversarial weight ``mu`` (0 is the plain network).
 fair_icp = []
 for mu in (0.0, 0.3, 0.5, 0.7, 0.9):
-    model = FairICPClassifier(mu=mu, max_epochs=30, batch_size=64, lr=3e-3, lr_discriminator=1e-3,
+    model = FairICPClassifier(mu=mu, max_epochs=20, batch_size=64, lr=3e-3, lr_discriminator=1e-3,
                               random_state=0).fit(X_train, y_train, sensitive_features=g_train)
     fair_icp.append(scores(model.predict(X_test), model.predict_proba(X_test)))
 
@@ -73,3 +76,8 @@ axes[0].legend()
 fig.suptitle("Accuracy against equalized odds, synthetic data with three groups")
 fig.tight_layout()
 plt.show()
+
+for name, points in (("FairICP", fair_icp), ("ExponentiatedGradient", reduction),
+                     ("LogisticRegression", [logistic])):
+    for accuracy, deviation, kpc in points:
+        print(f"{name:22s} accuracy {accuracy:.3f}  DEO {deviation:.3f}  KPC {kpc:.3f}")
