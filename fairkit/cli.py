@@ -5,6 +5,10 @@
 ``fairkit demo [--quick] [NAME ...]``
     run the registered demos on embedded synthetic data and print one row per
     demo: the metric, its value without and with the fairness method, and the time.
+``fairkit audit data.csv --target COL --sensitive COL[,COL] [--out report.html] ...``
+    fit an unconstrained baseline and fair methods on a CSV file, print accuracy and
+    the group fairness metrics, overall and by group, and write an HTML report
+    (see :mod:`fairkit.audit`).
 """
 
 import argparse
@@ -12,6 +16,7 @@ import json
 import sys
 import time
 import warnings
+from pathlib import Path
 
 from fairkit import __version__
 
@@ -78,6 +83,25 @@ def _demo(args):
     return 0
 
 
+def _audit(args):
+    from fairkit.audit import AuditError, audit
+
+    try:
+        if args.out is not None and not args.out.resolve().parent.is_dir():
+            raise AuditError(f"cannot write {args.out}: folder {args.out.parent} does not exist")
+        result = audit(args.data, target=args.target, sensitive=[c for c in args.sensitive.split(",") if c],
+                       positive_label=args.positive_label, methods=args.method, metrics=args.metric,
+                       test_size=args.test_size, random_state=args.random_state,
+                       progress=not args.no_progress)
+    except AuditError as exc:
+        print(f"fairkit audit: {exc}", file=sys.stderr)
+        return 2
+    print(result.to_text())
+    if args.out is not None:
+        print(f"wrote {result.write_html(args.out)}")
+    return 1 if result.failures else 0
+
+
 def build_parser():
     """Return the argument parser of the ``fairkit`` command."""
     parser = argparse.ArgumentParser(prog="fairkit", description="Fairness research methods as "
@@ -94,6 +118,22 @@ def build_parser():
     demo.add_argument("--quick", action="store_true", help="smaller data, about a second per demo")
     demo.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
     demo.set_defaults(run=_demo)
+
+    audit = commands.add_parser("audit", help="compare a baseline with fair methods on a CSV file")
+    audit.add_argument("data", type=Path, help="CSV file with a header row")
+    audit.add_argument("--target", required=True, metavar="COL", help="the column to predict")
+    audit.add_argument("--sensitive", required=True, metavar="COL[,COL]",
+                       help="sensitive column(s), comma-separated; several form intersectional groups")
+    audit.add_argument("--positive-label", metavar="V", help="the target value that counts as positive")
+    audit.add_argument("--method", action="extend", nargs="+", metavar="NAME",
+                       help="fair methods (registered classifiers; default: RandomizedFairBOC)")
+    audit.add_argument("--metric", action="extend", nargs="+", metavar="NAME",
+                       help="metrics to report besides accuracy (default: every group fairness metric)")
+    audit.add_argument("--test-size", type=float, default=0.3, help="held-out fraction (default 0.3)")
+    audit.add_argument("--random-state", type=int, default=0, help="seed of the split and the methods")
+    audit.add_argument("--out", type=Path, metavar="report.html", help="write an HTML report here")
+    audit.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
+    audit.set_defaults(run=_audit)
     return parser
 
 

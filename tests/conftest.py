@@ -51,3 +51,60 @@ def install_plugin(tmp_path, monkeypatch):
     for name in installed:
         sys.modules.pop(name, None)
     registry.reload_plugins()
+
+
+@pytest.fixture
+def search_case():
+    """``search_case(cls)``: an estimator of ``cls`` and data, ready for a search.
+
+    Returns a namespace with ``estimator`` (``cls.get_test_params()[0]``), ``X``, ``y``
+    and ``groups`` (data of its kind, as fairkit's estimator checks make them),
+    ``fit_params`` (what the search's ``fit`` must get), ``scoring`` and ``cv`` (``None``
+    for the search's default). The sensitive features go the documented way: routed to
+    ``fit`` as metadata, or, when the estimator also needs them to predict (scorers cannot
+    route them there), read from a last column of ``X`` through ``sensitive_cols``. A
+    clusterer, which labels only the samples it was fitted on, is scored on those
+    (silhouette of ``labels_``, one split whose test set is its training set). Call it with
+    metadata routing enabled. Skips an estimator that a search cannot score.
+    """
+    import inspect
+    from types import SimpleNamespace
+
+    import numpy as np
+    from sklearn.base import is_classifier, is_clusterer, is_regressor
+    from sklearn.metrics import silhouette_score
+
+    from fairkit.utils.estimator_checks import _data
+
+    def takes(method):
+        return method is not None and "sensitive_features" in inspect.signature(method).parameters
+
+    def labels_silhouette(estimator, X, y=None):
+        labels = estimator.labels_
+        return float(silhouette_score(X, labels)) if 1 < len(np.unique(labels)) < len(labels) else -1.0
+
+    def make(cls):
+        estimator = cls(**(cls.get_test_params()[0] if hasattr(cls, "get_test_params") else {}))
+        X, y, groups = _data(estimator)
+        case = SimpleNamespace(estimator=estimator, X=X, y=y, groups=None, fit_params={}, cv=None,
+                               scoring="accuracy" if is_classifier(estimator)
+                               else "r2" if is_regressor(estimator) else None)
+        if case.scoring is None and not hasattr(estimator, "score"):
+            if not is_clusterer(estimator):
+                pytest.skip(f"{cls.__name__} has neither predict nor score, and is no clusterer, "
+                            "so a search cannot score it")
+            case.scoring, case.cv = labels_silhouette, [(np.arange(len(X)), np.arange(len(X)))]
+        if not takes(estimator.fit):
+            return case
+        case.groups = groups
+        if takes(getattr(estimator, "predict", None)) and "sensitive_cols" in estimator.get_params():
+            case.X = np.column_stack([X, groups])
+            estimator.set_params(sensitive_cols=[X.shape[1]]).set_fit_request(sensitive_features=False)
+            return case
+        estimator.set_fit_request(sensitive_features=True)
+        if case.scoring is None and takes(estimator.score):
+            estimator.set_score_request(sensitive_features=True)
+        case.fit_params = {"sensitive_features": groups}
+        return case
+
+    return make

@@ -1,5 +1,6 @@
 """Group fairness, clustering, ranking and independence metrics, and fairness scorers."""
 
+from fairkit.metrics._clustering import balance, normalized_cut, ratio_cut
 from fairkit.metrics._group import (
     demographic_parity_difference,
     demographic_parity_ratio,
@@ -11,11 +12,15 @@ from fairkit.metrics._group import (
     true_positive_rate_difference,
 )
 from fairkit.metrics._independence import equalized_odds_test, kernel_partial_correlation
+from fairkit.metrics._ranking import abstention_rate, disagreement_rate, ranking_stability
 from fairkit.metrics._scorer import make_fairness_scorer
 
 __all__ = [
+    "abstention_rate",
+    "balance",
     "demographic_parity_difference",
     "demographic_parity_ratio",
+    "disagreement_rate",
     "equalized_odds_deviation",
     "equalized_odds_difference",
     "equalized_odds_test",
@@ -23,6 +28,9 @@ __all__ = [
     "group_summary",
     "kernel_partial_correlation",
     "make_fairness_scorer",
+    "normalized_cut",
+    "ranking_stability",
+    "ratio_cut",
     "selection_rate",
     "true_positive_rate_difference",
 ]

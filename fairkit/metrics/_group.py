@@ -390,7 +390,7 @@ def equalized_odds_difference(y_true, y_pred, *, sensitive_features, agg="worst_
 
 def equalized_odds_deviation(y_true, y_pred, *, sensitive_features, pos_label=None,
                              sample_weight=None):
-    """Summed deviation from equalized odds, Σ_y Σ_g |P(Ŷ=1 | Y=y, A=g) − P(Ŷ=1 | Y=y)|.
+    """Summed deviation from equalized odds, ``Σ_y Σ_g |P(Ŷ=1 | Y=y, A=g) − P(Ŷ=1 | Y=y)|``.
 
     The DEO measure of Lai & Guan (FairICP, ICML 2025): a sum over both labels
     and all (intersectional) groups of each group's distance to the overall

@@ -24,7 +24,7 @@ from unittest import SkipTest
 
 import numpy as np
 from sklearn import config_context
-from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.base import clone, is_classifier, is_clusterer, is_regressor
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics import make_scorer
 from sklearn.model_selection import GridSearchCV
@@ -80,13 +80,23 @@ def _fit(estimator, X, y, sensitive_features=None):
 
 
 def _outputs(estimator, X, sensitive_features):
-    """What a fitted estimator produces: its predictions, or else its array-valued fitted attributes."""
+    """What a fitted estimator produces: its array-valued fitted attributes and its predictions.
+
+    Predictions on samples are scikit-learn's convention for classifiers, regressors,
+    clusterers and transformers only; other estimators (rankers, schedulers) may give
+    ``predict`` another meaning, so only their fitted attributes are compared.
+    """
+    outputs = {key: value for key, value in vars(estimator).items()
+               if key.endswith("_") and not key.startswith("_") and isinstance(value, np.ndarray)}
+    if not (is_classifier(estimator) or is_regressor(estimator) or is_clusterer(estimator)
+            or hasattr(estimator, "transform")):
+        return outputs
     kwargs = {"sensitive_features": sensitive_features} if _predict_takes_sensitive(estimator) else {}
     for method in ("predict_proba", "predict", "transform"):
         if hasattr(estimator, method):
-            return {method: getattr(estimator, method)(X, **kwargs)}
-    return {key: value for key, value in vars(estimator).items()
-            if key.endswith("_") and not key.startswith("_") and isinstance(value, np.ndarray)}
+            outputs[method] = getattr(estimator, method)(X, **kwargs)
+            break
+    return outputs
 
 
 def _assert_same_outputs(first, second, what):

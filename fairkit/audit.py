@@ -1,0 +1,490 @@
+"""Fairness audit of a table: an unconstrained baseline against fair methods, overall and by group.
+
+:func:`audit` reads a CSV file (or takes a DataFrame), splits it into train and test
+sets stratified by group, fits a logistic-regression baseline and each chosen fair
+method (resolved through :mod:`fairkit.registry`) on the same features, and scores every
+model on the test set with accuracy and every registered group fairness metric. The
+result prints as text tables and writes a self-contained HTML report (``fairkit audit``).
+
+The sensitive columns are not features: the baseline never sees them (fairness through
+unawareness), and the fair methods receive them as ``sensitive_features``.
+"""
+
+import base64
+import html
+import inspect
+import io
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["AuditError", "AuditResult", "audit"]
+
+DEFAULT_METHODS = ("RandomizedFairBOC",)
+BASELINE = "baseline"
+
+
+class AuditError(ValueError):
+    """The audit's input is unusable; the message says why in one line."""
+
+
+@dataclass
+class AuditResult:
+    """What :func:`audit` found.
+
+    Attributes
+    ----------
+    overall : DataFrame
+        One row per metric (``accuracy`` first), one column per model (``baseline`` first).
+    by_group : dict of str to DataFrame
+        Per model, the per-group counts and rates on the test set (one row per group).
+    info : dict
+        The data and the set-up: file, sizes, target, positive label, sensitive columns, features.
+    notes : list of str
+        Warnings raised while fitting and scoring, and other remarks.
+    failures : dict of str to str
+        Methods that failed to fit or predict, with the error.
+    """
+
+    overall: pd.DataFrame
+    by_group: dict
+    info: dict
+    notes: list = field(default_factory=list)
+    failures: dict = field(default_factory=dict)
+
+    def to_text(self):
+        """The overall table and the per-group tables as plain text."""
+        parts = [f"fairkit audit of {self.info['source']}: {self.info['n_train']} train / "
+                 f"{self.info['n_test']} test rows, target {self.info['target']!r} "
+                 f"(positive: {self.info['positive_label']!r}), sensitive "
+                 f"{', '.join(self.info['sensitive'])}", "",
+                 "Test-set metrics (differences: 0 is fair; ratios: 1 is fair)",
+                 self.overall.to_string(float_format=lambda v: f"{v:.4f}")]
+        for model, frame in self.by_group.items():
+            parts += ["", f"By group: {model}", _group_columns(frame).to_string(
+                float_format=lambda v: f"{v:.4f}")]
+        for method, error in self.failures.items():
+            parts += ["", f"{method} failed: {error}"]
+        if self.notes:
+            parts += ["", "Notes:", *(f"- {note}" for note in self.notes)]
+        return "\n".join(parts)
+
+    def write_html(self, path):
+        """Write a self-contained HTML report (tables, plots as embedded PNG) to ``path``."""
+        Path(path).write_text(_html_report(self), encoding="utf-8")
+        return Path(path)
+
+
+def _read(data):
+    if isinstance(data, pd.DataFrame):
+        return data.copy(), "a DataFrame"
+    path = Path(data)
+    if not path.is_file():
+        raise AuditError(f"file not found: {path}")
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise AuditError(f"cannot read {path} as CSV: {str(exc).splitlines()[0]}") from None
+    return frame, str(path)
+
+
+def _check_columns(frame, target, sensitive):
+    for role, columns in (("target", [target]), ("sensitive", sensitive)):
+        unknown = [c for c in columns if c not in frame.columns]
+        if unknown:
+            raise AuditError(f"unknown {role} column {', '.join(map(repr, unknown))}; the file has "
+                             f"columns {', '.join(map(repr, frame.columns))}")
+    if target in sensitive:
+        raise AuditError(f"column {target!r} cannot be both the target and a sensitive column")
+
+
+def _binary_target(values, positive_label):
+    """Return (y as 0/1, the positive label) or raise AuditError."""
+    distinct = pd.unique(values)
+    if positive_label is None:
+        if len(distinct) != 2:
+            raise AuditError(f"the target has {len(distinct)} distinct values "
+                             f"({_show(distinct)}); give --positive-label to make it binary")
+        if set(distinct) <= {0, 1} or set(distinct) <= {-1, 1}:
+            positive = 1
+        elif set(distinct) == {False, True}:
+            positive = True
+        else:
+            raise AuditError(f"the target's values are {_show(distinct)}; give --positive-label to "
+                             "say which one is positive")
+        return (values == positive).to_numpy().astype(int), positive
+    match = [v for v in distinct if str(v) == str(positive_label)]
+    if not match and pd.api.types.is_numeric_dtype(values):
+        try:
+            match = [v for v in distinct if v == float(positive_label)]
+        except ValueError:
+            match = []
+    if not match:
+        raise AuditError(f"positive label {positive_label!r} is not a value of the target "
+                         f"({_show(distinct)})")
+    return (values == match[0]).to_numpy().astype(int), match[0]
+
+
+def _show(values, limit=6):
+    values = list(values)
+    shown = ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in values[:limit])
+    return shown + (", ..." if len(values) > limit else "")
+
+
+def _groups(frame, sensitive):
+    """Group label of each row (a string; intersections joined by ' & ') and the group sizes."""
+    labels = frame[sensitive].astype(str).agg(" & ".join, axis=1)
+    sizes = labels.value_counts()
+    small = sizes[sizes < 2]
+    if len(small):
+        raise AuditError(f"group {small.index[0]!r} of {' & '.join(sensitive)} has only one row; "
+                         "every group needs at least two (one to train on, one to test on)")
+    return labels, sizes
+
+
+def _preprocessor(features):
+    from sklearn.compose import ColumnTransformer, make_column_selector
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    numeric = make_pipeline(SimpleImputer(strategy="median"), StandardScaler())
+    categorical = make_pipeline(SimpleImputer(strategy="most_frequent"),
+                                OneHotEncoder(handle_unknown="infrequent_if_exist", max_categories=30,
+                                              sparse_output=False))
+    return ColumnTransformer([("numeric", numeric, make_column_selector(dtype_include="number")),
+                              ("categorical", categorical, make_column_selector(dtype_exclude="number"))])
+
+
+def _resolve_methods(methods):
+    from fairkit.registry import all_estimators, get_estimator
+
+    if methods is None:
+        registered = dict(all_estimators())
+        methods = [name for name in DEFAULT_METHODS if name in registered]
+    usable = sorted(name for name, cls in all_estimators("classifier")
+                    if _takes(cls.fit, "sensitive_features"))
+    resolved = {}
+    for name in methods:
+        if name not in usable:
+            try:
+                get_estimator(name)
+                why = "is not a classifier that takes sensitive_features"
+            except ValueError:
+                why = "is not registered"
+            raise AuditError(f"method {name!r} {why}; usable methods: {', '.join(usable) or 'none'}")
+        resolved[name] = get_estimator(name)
+    return resolved
+
+
+def _takes(function, name):
+    return function is not None and name in inspect.signature(function).parameters
+
+
+def _make_method(cls, random_state):
+    """An instance with default parameters; a meta-estimator without a model gets the baseline's."""
+    from sklearn.linear_model import LogisticRegression
+
+    parameters = inspect.signature(cls).parameters
+    kwargs = {}
+    if "estimator" in parameters and parameters["estimator"].default in (None, inspect.Parameter.empty):
+        kwargs["estimator"] = LogisticRegression(max_iter=1000)
+    if "random_state" in parameters:
+        kwargs["random_state"] = random_state
+    return cls(**kwargs)
+
+
+def _fairness_metrics(names=None):
+    """Registered metrics that score predictions against true labels and sensitive features."""
+    from fairkit.registry import all_metrics
+
+    usable = {name: metric for name, metric in all_metrics().items()
+              if all(_takes(metric, arg) for arg in ("y_true", "y_pred", "sensitive_features"))}
+    if names is None:
+        return usable
+    unknown = [name for name in names if name not in usable]
+    if unknown:
+        raise AuditError(f"unknown metric {', '.join(map(repr, unknown))}; usable metrics: "
+                         f"{', '.join(usable) or 'none'}")
+    return {name: usable[name] for name in names}
+
+
+def _score(y_true, y_pred, groups, metrics, notes, model, random_state, bar):
+    """Accuracy and every metric: scalars and the fields of test results (``name.pvalue``) overall,
+    DataFrames (one row per group) by group."""
+    from sklearn.metrics import accuracy_score
+
+    overall, by_group = {"accuracy": accuracy_score(y_true, y_pred)}, None
+    for name, metric in metrics.items():
+        bar.set_postfix_str(f"{model}: {name}")
+        kwargs = {"random_state": random_state} if _takes(metric, "random_state") else {}
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                value = metric(y_true=y_true, y_pred=y_pred, sensitive_features=groups, **kwargs)
+        except Exception as exc:  # a plugin's metric may not apply to this data
+            notes.append(f"{model}: metric {name} failed: {type(exc).__name__}: {exc}")
+            continue
+        _note_warnings(caught, notes, f"{model}, {name}")
+        if isinstance(value, pd.DataFrame):
+            by_group = value if by_group is None else by_group.join(value, rsuffix=f" ({name})")
+        elif np.ndim(value) == 0:
+            overall[name] = float(value)
+        elif hasattr(value, "_fields"):  # a named tuple, such as a test's (statistic, pvalue)
+            overall.update({f"{name}.{field}": float(getattr(value, field)) for field in value._fields
+                            if np.ndim(getattr(value, field)) == 0})
+        bar.update()
+    return overall, by_group
+
+
+def _note_warnings(caught, notes, where):
+    for warning in caught:
+        note = f"{where}: {warning.category.__name__}: {str(warning.message).splitlines()[0]}"
+        if note not in notes:
+            notes.append(note)
+
+
+def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics=None, test_size=0.3,
+          random_state=0, progress=False):
+    """Compare an unconstrained baseline with fair methods on a table.
+
+    Parameters
+    ----------
+    data : str, path-like or DataFrame
+        A CSV file with a header row, or a DataFrame.
+    target : str
+        The column to predict; binary, or made binary by ``positive_label``.
+    sensitive : str or list of str
+        The sensitive column(s); several form intersectional groups. They are not used as features.
+    positive_label : scalar, default=None
+        The target value that counts as positive (compared as text). Required unless the
+        target's values are {0, 1}, {-1, 1} or booleans.
+    methods : list of str, default=None
+        Registered classifiers that take ``sensitive_features`` (class names). ``None``
+        takes ``RandomizedFairBOC`` when it is registered.
+    metrics : list of str, default=None
+        Registered metrics taking ``(y_true, y_pred, *, sensitive_features)`` to report
+        besides accuracy. ``None`` takes all of them.
+    test_size : float, default=0.3
+        Fraction of rows held out for scoring; the split is stratified by group.
+    random_state : int, default=0
+        Seed of the split and of the methods' ``random_state``.
+    progress : bool, default=False
+        Show a progress bar (on standard error) over the model fits and metrics.
+
+    Returns
+    -------
+    result : AuditResult
+
+    Raises
+    ------
+    AuditError
+        If the input is unusable (missing file, unknown column, a target that is not
+        binary, a group of one row, ...); nothing is fitted then.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from fairkit.audit import audit
+    >>> rng = np.random.default_rng(0)
+    >>> frame = pd.DataFrame({"x": rng.normal(size=200), "group": rng.choice(["a", "b"], 200)})
+    >>> frame["y"] = (frame["x"] + (frame["group"] == "a") > 0.5).astype(int)
+    >>> result = audit(frame, target="y", sensitive="group", methods=[])
+    >>> bool(result.overall.loc["accuracy", "baseline"] > 0.7)
+    True
+    """
+    from sklearn.base import clone
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from tqdm import tqdm
+
+    sensitive = [sensitive] if isinstance(sensitive, str) else list(sensitive)
+    if not sensitive:
+        raise AuditError("give at least one sensitive column")
+    if not 0 < test_size < 1:
+        raise AuditError(f"--test-size must be between 0 and 1, got {test_size}")
+    frame, source = _read(data)
+    _check_columns(frame, target, sensitive)
+    notes = []
+    complete = frame.dropna(subset=[target, *sensitive]).reset_index(drop=True)
+    if len(complete) < len(frame):
+        notes.append(f"{len(frame) - len(complete)} rows with a missing target or sensitive value "
+                     "were left out")
+    y, positive = _binary_target(complete[target], positive_label)
+    labels, sizes = _groups(complete, sensitive)
+    features = complete.drop(columns=[target, *sensitive])
+    if features.shape[1] == 0:
+        raise AuditError("no feature columns are left besides the target and the sensitive columns")
+    chosen = _resolve_methods(methods)
+    metrics = _fairness_metrics(metrics)
+    try:
+        train, test = train_test_split(np.arange(len(complete)), test_size=test_size,
+                                       random_state=random_state, stratify=labels)
+    except ValueError as exc:
+        raise AuditError(f"cannot split {len(complete)} rows into train and test sets stratified "
+                         f"by {len(sizes)} groups: {exc}") from None
+    if len(np.unique(y[train])) < 2:
+        raise AuditError("the training set holds only one class of the target")
+    if not chosen:
+        notes.append("no fair method was chosen or registered; only the baseline was fitted")
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        preprocess = _preprocessor(features).fit(features.iloc[train])
+        X_train = preprocess.transform(features.iloc[train])
+        X_test = preprocess.transform(features.iloc[test])
+    _note_warnings(caught, notes, "preprocessing")
+    s_train, s_test = complete[sensitive].iloc[train], complete[sensitive].iloc[test]
+    baseline = LogisticRegression(max_iter=1000)
+    models = {BASELINE: baseline, **{name: _make_method(cls, random_state) for name, cls in chosen.items()}}
+    overall, by_group, failures, seconds = {}, {}, {}, {}
+    bar = tqdm(total=len(models) * (1 + len(metrics)), desc="audit", unit="step", disable=not progress)
+    for name, model in models.items():
+        bar.set_postfix_str(f"fitting {name}")
+        model = clone(model)
+        start = time.perf_counter()
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                if name == BASELINE:
+                    y_pred = model.fit(X_train, y[train]).predict(X_test)
+                else:
+                    model.fit(X_train, y[train], sensitive_features=s_train)
+                    kwargs = ({"sensitive_features": s_test} if _takes(model.predict, "sensitive_features")
+                              else {})
+                    y_pred = model.predict(X_test, **kwargs)
+        except Exception as exc:  # report a method that breaks on this data and go on
+            failures[name] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            continue
+        finally:
+            bar.update()
+        seconds[name] = time.perf_counter() - start
+        _note_warnings(caught, notes, name)
+        overall[name], groups = _score(y[test], np.asarray(y_pred), s_test, metrics, notes, name,
+                                       random_state, bar)
+        if groups is not None:
+            by_group[name] = groups
+    bar.close()
+    table = pd.DataFrame(overall)
+    table.loc["fit and predict seconds"] = pd.Series(seconds)
+    info = {"source": source, "n_rows": len(frame), "n_train": len(train), "n_test": len(test),
+            "target": target, "positive_label": positive.item() if isinstance(positive, np.generic)
+            else positive, "sensitive": sensitive, "groups": sizes.to_dict(),
+            "features": list(features.columns), "test_size": test_size, "random_state": random_state,
+            "methods": list(models)}
+    return AuditResult(table, by_group, info, notes, failures)
+
+
+_GROUP_COLUMNS = ("count", "base_rate", "selection_rate", "true_positive_rate", "false_positive_rate",
+                  "accuracy")
+
+
+def _group_columns(frame):
+    columns = [c for c in _GROUP_COLUMNS if c in frame.columns]
+    return frame[columns] if columns else frame
+
+
+def _figure_png(fig):
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _plots(result):
+    """Base64 PNGs: the per-group rates of every model, and accuracy against each fairness metric."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plots = {}
+    rates = [c for c in ("selection_rate", "true_positive_rate", "false_positive_rate", "accuracy")
+             if result.by_group and all(c in f.columns for f in result.by_group.values())]
+    if rates:
+        models = list(result.by_group)
+        groups = [str(g) for g in next(iter(result.by_group.values())).index]
+        fig, axes = plt.subplots(1, len(rates), figsize=(3.6 * len(rates), 0.35 * len(groups) * len(models)
+                                                         + 1.8), sharey=True, squeeze=False)
+        height = 0.8 / len(models)
+        for ax, rate in zip(axes[0], rates, strict=True):
+            for i, model in enumerate(models):
+                values = result.by_group[model][rate].to_numpy(dtype=float)
+                ax.barh(np.arange(len(groups)) + i * height, values, height=height, label=model)
+            ax.set_title(rate.replace("_", " "))
+            ax.set_xlim(0, 1)
+        axes[0][0].set_yticks(np.arange(len(groups)) + 0.4 - height / 2, groups)
+        axes[0][0].invert_yaxis()
+        axes[0][-1].legend(fontsize="small", loc="lower right")
+        plots["Rates by group"] = _figure_png(fig)
+    fairness = [m for m in result.overall.index if m not in {"accuracy", "fit and predict seconds"}]
+    if fairness:
+        columns = min(3, len(fairness))
+        rows = -(-len(fairness) // columns)
+        fig, axes = plt.subplots(rows, columns, figsize=(3.8 * columns, 3.2 * rows), squeeze=False)
+        for ax, metric in zip(axes.flat, fairness, strict=False):
+            for model in result.overall.columns:
+                x, y = result.overall.loc[metric, model], result.overall.loc["accuracy", model]
+                ax.scatter([x], [y], s=40)
+                ax.annotate(model, (x, y), fontsize="small", xytext=(4, 4), textcoords="offset points")
+            ax.set_xlabel(metric.replace("_", " "))
+            ax.set_ylabel("accuracy")
+        for ax in list(axes.flat)[len(fairness):]:
+            ax.set_visible(False)
+        fig.tight_layout()
+        plots["Accuracy against each fairness metric (one point per model)"] = _figure_png(fig)
+    return plots
+
+
+_STYLE = """body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:0.25em 0.6em;
+text-align:right}th{background:#f3f3f3}img{max-width:100%}code{background:#f3f3f3;padding:0 0.2em}
+.note{color:#8a5a00}"""
+
+
+def _html_report(result):
+    from fairkit import __version__
+
+    info = result.info
+    esc = html.escape
+    table = result.overall.to_html(float_format=lambda v: f"{v:.4f}", na_rep="-")
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>fairkit audit: {esc(info['source'])}"
+             f"</title><style>{_STYLE}</style></head><body>",
+             f"<h1>Fairness audit of <code>{esc(info['source'])}</code></h1>",
+             "<ul>",
+             f"<li>{info['n_rows']} rows; {info['n_train']} to train, {info['n_test']} to test "
+             f"(test size {info['test_size']}, split stratified by group, random state "
+             f"{info['random_state']})</li>",
+             f"<li>target <code>{esc(info['target'])}</code>, positive label "
+             f"<code>{esc(str(info['positive_label']))}</code></li>",
+             f"<li>sensitive: {', '.join(f'<code>{esc(c)}</code>' for c in info['sensitive'])}; groups "
+             f"(rows): {esc(', '.join(f'{g} ({n})' for g, n in info['groups'].items()))}</li>",
+             f"<li>features ({len(info['features'])}): {esc(', '.join(info['features']))}; the "
+             "sensitive columns are not features</li>",
+             f"<li>models: {esc(', '.join(info['methods']))}; the baseline is a logistic regression, "
+             "and meta-estimators wrap the same model</li></ul>",
+             "<h2>Test-set metrics</h2><p>Differences: 0 is fair. Ratios: 1 is fair.</p>", table]
+    try:
+        plots = _plots(result)
+    except ImportError:
+        plots = {}
+        result.notes.append("plots need matplotlib: pip install matplotlib")
+    for title, png in plots.items():
+        parts.append(f"<h2>{esc(title)}</h2><img alt='{esc(title)}' src='data:image/png;base64,{png}'>")
+    for model, frame in result.by_group.items():
+        parts += [f"<h2>By group: {esc(model)}</h2>",
+                  _group_columns(frame).to_html(float_format=lambda v: f"{v:.4f}", na_rep="-")]
+    if result.failures:
+        parts.append("<h2>Failed methods</h2><ul>" + "".join(
+            f"<li><b>{esc(m)}</b>: {esc(e)}</li>" for m, e in result.failures.items()) + "</ul>")
+    if result.notes:
+        parts.append("<h2>Notes</h2><ul>" + "".join(f"<li class='note'>{esc(n)}</li>"
+                                                     for n in result.notes) + "</ul>")
+    parts.append(f"<p><small>Generated by fairkit {esc(__version__)}.</small></p></body></html>")
+    return "\n".join(parts)

@@ -1,0 +1,325 @@
+"""FairSpectralClustering: spectral clustering with every group represented proportionally."""
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import connected_components
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
+from sklearn.neighbors import kneighbors_graph
+from sklearn.utils import check_array, check_random_state, check_symmetric
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_non_negative, validate_data
+
+from fairkit.cluster._solvers import FairProblem, solve_admm, solve_dense, solve_eigsh
+from fairkit.metrics import balance
+from fairkit.utils.validation import fit_groups
+
+__all__ = ["FairSpectralClustering"]
+
+#: "auto" uses the dense solver up to this many samples, s-FSC (eigsh) above (see the benchmark).
+_DENSE_MAX_SAMPLES = 50
+
+
+class FairSpectralClustering(ClusterMixin, BaseEstimator):
+    """Spectral clustering under group fairness constraints (FSC, s-FSC, DC-ADMM).
+
+    Every sensitive group should be represented in each cluster in the same proportion
+    as in the whole data set. With ``F`` the ``n x (h-1)`` matrix of centred group
+    indicators, fair spectral clustering (Kleindessner et al., 2019) adds the linear
+    constraint ``F^T H = 0`` to the relaxation of RatioCut (``laplacian="unnormalized"``:
+    min tr(H^T L H), H^T H = I) or NCut (``"normalized"``: H^T D H = I), then runs
+    k-means on the rows of ``H``. Three solvers give the same optimum:
+
+    - ``"dense"``: FSC (Kleindessner et al., 2019), an eigendecomposition on an
+      orthonormal basis of ``null(F^T)``; O(n^3) time, O(n^2) memory.
+    - ``"eigsh"``: s-FSC (Wang, Lu, Davidson and Bai, AISTATS 2023), Lanczos
+      (``scipy.sparse.linalg.eigsh``) on an implicit deflated operator, with sparse
+      products only.
+    - ``"admm"``: the difference-of-convex ADMM of Tonin, Lambert, Suykens and Cevher
+      (ICML 2025): a copy of the embedding carries the fairness constraint, the
+      orthogonality is met by polar factors (no eigendecomposition), the penalty is
+      balanced by Boyd's rule.
+    - ``"auto"``: ``"dense"`` up to 50 samples, ``"eigsh"`` above; the benchmark
+      ``benchmarks/bench_fair_spectral.py`` measured it the fastest.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters ``k`` (and dimension of the embedding).
+    affinity : str or callable, default="rbf"
+        How to build the affinity matrix, as in :class:`sklearn.cluster.SpectralClustering`:
+        ``"nearest_neighbors"`` (symmetrised k-nearest-neighbour connectivity),
+        ``"rbf"`` or another kernel of :func:`sklearn.metrics.pairwise_kernels`,
+        ``"precomputed"`` (``X`` is a symmetric affinity matrix, dense or sparse), or a
+        callable of ``X`` (and ``gamma``, when it takes it) returning one.
+    gamma : float, default=1.0
+        Kernel coefficient of the rbf, polynomial, sigmoid, laplacian and chi2 kernels.
+    n_neighbors : int, default=10
+        Number of neighbours of ``affinity="nearest_neighbors"``.
+    laplacian : {"normalized", "unnormalized"}, default="normalized"
+        Relax NCut (``H^T D H = I``) or RatioCut (``H^T H = I``).
+    solver : {"auto", "dense", "eigsh", "admm"}, default="auto"
+        See above.
+    max_iter : int, default=1000
+        Most ADMM iterations (``"admm"``) or ARPACK restarts (``"eigsh"``).
+    tol : float, default=1e-6
+        Stopping tolerance on the ADMM residuals (``"admm"``, relative to ``sqrt(k)``)
+        or on ARPACK's relative eigenvalue accuracy (``"eigsh"``).
+    n_init : int, default=10
+        Number of k-means runs on the embedding (the papers use 10).
+    sensitive_cols : str, int or list, default=None
+        Columns of ``X`` holding the sensitive features, instead of passing them to
+        :meth:`fit` (not with ``affinity="precomputed"``). They are left out of the
+        affinity, which is computed from the other columns.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the solvers' starting points and k-means.
+    verbose : int, default=0
+        Print the ADMM residuals when above 1.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of each sample.
+    embedding_ : ndarray of shape (n_samples, n_clusters)
+        The fair spectral embedding ``H`` that k-means clusters.
+    affinity_matrix_ : {ndarray, sparse matrix} of shape (n_samples, n_samples)
+        The affinity matrix used (self-loops are ignored).
+    objective_ : float
+        ``tr(H^T L H)``, the relaxed RatioCut or NCut of the embedding.
+    fairness_residual_ : float
+        ``||F^T H||_F``; 0 up to round-off for a fair embedding.
+    balance_ : float
+        :func:`~fairkit.metrics.balance` (minimum over clusters) of ``labels_``.
+    n_iter_ : int
+        ADMM iterations, ARPACK operator applications, or 1 (one eigendecomposition)
+        for ``"dense"``.
+    solver_ : str
+        The solver used (what ``"auto"`` chose).
+    groups_ : ndarray
+        The sensitive groups.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` has feature names that are all strings.
+
+    References
+    ----------
+    M. Kleindessner, S. Samadi, P. Awasthi, J. Morgenstern. "Guarantees for Spectral
+    Clustering with Fairness Constraints." ICML 2019.
+
+    J. Wang, D. Lu, I. Davidson, Z. Bai. "Scalable Spectral Clustering with Group
+    Fairness Constraints." AISTATS 2023.
+
+    F. Tonin, A. Lambert, J. A. K. Suykens, V. Cevher. "Accelerating Spectral Clustering
+    under Fairness Constraints." ICML 2025.
+
+    Examples
+    --------
+    >>> from fairkit.cluster import FairSpectralClustering
+    >>> from fairkit.datasets import make_fair_sbm
+    >>> from fairkit.metrics import balance
+    >>> A, groups, clusters = make_fair_sbm(300, n_clusters=3, n_groups=2, random_state=0)
+    >>> model = FairSpectralClustering(n_clusters=3, affinity="precomputed", random_state=0)
+    >>> labels = model.fit_predict(A, sensitive_features=groups)
+    >>> round(model.objective_, 4), bool(model.fairness_residual_ < 1e-10)
+    (1.5846, True)
+    >>> balance(labels, groups) > 0.8  # unconstrained spectral clustering: 0.0
+    True
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "affinity": [callable, StrOptions({"nearest_neighbors", "precomputed", *KERNEL_PARAMS})],
+        "gamma": [Interval(numbers.Real, 0, None, closed="left")],
+        "n_neighbors": [Interval(numbers.Integral, 1, None, closed="left")],
+        "laplacian": [StrOptions({"normalized", "unnormalized"})],
+        "solver": [StrOptions({"auto", "dense", "eigsh", "admm"})],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
+        "sensitive_cols": [None, str, numbers.Integral, list, tuple],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, n_clusters=8, *, affinity="rbf", gamma=1.0, n_neighbors=10,
+                 laplacian="normalized", solver="auto", max_iter=1000, tol=1e-6, n_init=10,
+                 sensitive_cols=None, random_state=None, verbose=0):
+        self.n_clusters = n_clusters
+        self.affinity = affinity
+        self.gamma = gamma
+        self.n_neighbors = n_neighbors
+        self.laplacian = laplacian
+        self.solver = solver
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.sensitive_cols = sensitive_cols
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _drop_sensitive_cols(self, X, features):
+        """The columns of ``features`` that describe the samples, without ``sensitive_cols``."""
+        if self.sensitive_cols is None:
+            return features
+        cols = self.sensitive_cols
+        cols = [cols] if isinstance(cols, str | numbers.Integral) else list(cols)
+        names = list(getattr(X, "columns", []))
+        positions = [c if isinstance(c, numbers.Integral) else names.index(c) for c in cols]
+        kept = np.setdiff1d(np.arange(features.shape[1]), np.mod(positions, features.shape[1]))
+        if kept.size == 0:
+            raise ValueError("X holds only sensitive columns: nothing is left to cluster on.")
+        return features[:, kept]
+
+    def _affinity(self, X):
+        if self.affinity == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError("With affinity='precomputed', X must be a square affinity matrix, "
+                                 f"got shape {X.shape}.")
+            return X
+        if self.affinity == "nearest_neighbors":
+            connectivity = kneighbors_graph(X, n_neighbors=min(self.n_neighbors, X.shape[0] - 1),
+                                            include_self=True)
+            return 0.5 * (connectivity + connectivity.T)
+        return pairwise_kernels(X, metric=self.affinity, filter_params=True, gamma=self.gamma)
+
+    def _graph(self, affinity):
+        """The affinity as a CSR matrix without self-loops, checked for what the solvers need."""
+        W = sparse.csr_matrix(affinity, dtype=np.float64, copy=True)
+        W.setdiag(0)
+        W.eliminate_zeros()
+        check_non_negative(W, "FairSpectralClustering (affinities must be >= 0)")
+        W = check_symmetric(W, raise_exception=True, raise_warning=False)
+        isolated = np.flatnonzero(np.asarray(W.sum(axis=1)).ravel() == 0)
+        if isolated.size and self.laplacian == "normalized":
+            raise ValueError(
+                f"{isolated.size} sample(s) have no edge (e.g. sample {isolated[0]}): their degree "
+                "is 0 and the normalized Laplacian is undefined. Drop them (e.g. keep the largest "
+                "connected component) or use laplacian='unnormalized'.")
+        n_components, _ = connected_components(W, directed=False)
+        if n_components > 1:
+            warnings.warn(f"The affinity graph has {n_components} connected components; spectral "
+                          "clustering may split them rather than the data's clusters. Consider "
+                          "keeping the largest component.", UserWarning, stacklevel=3)
+        return W
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, *, sensitive_features=None):
+        """Compute the fair spectral embedding and cluster it.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) or (n_samples, n_samples)
+            Samples, or an affinity matrix when ``affinity="precomputed"``.
+        y : None
+            Ignored.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_cols), default=None
+            Sensitive group of each sample; several columns form intersectional groups.
+            Without them (nor ``sensitive_cols``) the clustering is unconstrained and a
+            :class:`~fairkit.exceptions.FairkitWarning` says so.
+
+        Returns
+        -------
+        self : FairSpectralClustering
+        """
+        if self.affinity == "precomputed" and self.sensitive_cols is not None:
+            raise ValueError("sensitive_cols cannot name columns of a precomputed affinity matrix; "
+                             "pass sensitive_features to fit instead.")
+        groups, codes = fit_groups(self, X, sensitive_features)
+        features = check_array(X, accept_sparse=["csr", "csc", "coo"], dtype=np.float64,
+                               ensure_min_samples=2)
+        n_samples, k = features.shape[0], self.n_clusters
+        if k > n_samples - len(groups) + 1:
+            raise ValueError(f"n_clusters={k} is too large: with {n_samples} samples and "
+                             f"{len(groups)} groups the fair embedding has at most "
+                             f"{n_samples - len(groups) + 1} dimensions.")
+        affinity = self._affinity(self._drop_sensitive_cols(X, features))
+        problem = FairProblem.from_graph(self._graph(affinity), codes,
+                                         normalized=self.laplacian == "normalized")
+        solver = self.solver
+        if solver == "auto":
+            solver = "dense" if n_samples <= _DENSE_MAX_SAMPLES else "eigsh"
+        # without a seed, a fresh generator from OS entropy: the global one stays untouched
+        rng = check_random_state(self.random_state if self.random_state is not None
+                                 else np.random.SeedSequence().generate_state(1)[0])
+        n_iter = 1  # the dense solver: one eigendecomposition
+        if solver == "dense" or (solver == "eigsh" and k >= n_samples - 1):
+            solution = solve_dense(problem, k)  # ARPACK needs k < n - 1
+        elif solver == "eigsh":
+            solution, n_iter = solve_eigsh(problem, k, tol=self.tol, max_iter=self.max_iter,
+                                           random_state=rng)
+        else:
+            solution, n_iter, converged = solve_admm(problem, k, tol=self.tol,
+                                                     max_iter=self.max_iter, random_state=rng,
+                                                     verbose=self.verbose)
+            if not converged:
+                warnings.warn(f"DC-ADMM did not reach tol={self.tol} in max_iter={self.max_iter} "
+                              "iterations; increase max_iter or tol.", ConvergenceWarning,
+                              stacklevel=2)
+        embedding = problem.embedding(solution)
+        kmeans = KMeans(n_clusters=k, n_init=self.n_init, random_state=rng).fit(embedding)
+        self.affinity_matrix_ = affinity
+        self.embedding_ = embedding
+        self.labels_ = kmeans.labels_
+        self.objective_ = problem.objective(solution)
+        self.fairness_residual_ = float(np.linalg.norm(problem.group_matrix.T @ embedding))
+        self.balance_ = balance(self.labels_, codes)
+        self.n_iter_ = n_iter
+        self.solver_ = solver
+        self.groups_ = groups
+        validate_data(self, X, skip_check_array=True)  # n_features_in_, feature_names_in_
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.affinity == "precomputed"
+        tags.input_tags.positive_only = self.affinity == "precomputed"  # affinities are >= 0
+        return tags
+
+    @classmethod
+    def get_test_params(cls):
+        """Small parameter sets for the common estimator checks."""
+        return [
+            {"n_clusters": 2, "n_init": 2},
+            {"n_clusters": 2, "n_init": 2, "solver": "eigsh"},
+            {"n_clusters": 2, "n_init": 2, "solver": "admm", "tol": 1e-3},
+        ]
+
+
+def demo(*, quick=False):
+    """Balance of spectral clustering vs. fair spectral clustering on a modified SBM.
+
+    On this graph the groups form stronger communities than the true clusters, so
+    unconstrained spectral clustering splits by group (balance near 0).
+
+    Returns
+    -------
+    result : dict
+        ``metric``, ``before`` (scikit-learn's SpectralClustering), ``after``
+        (FairSpectralClustering) and ``note``.
+
+    Examples
+    --------
+    >>> from fairkit.cluster._fair_spectral import demo
+    >>> result = demo(quick=True)
+    >>> result["after"] > result["before"]
+    True
+    """
+    from sklearn.cluster import SpectralClustering
+
+    from fairkit.datasets import make_fair_sbm
+
+    n = 300 if quick else 1000
+    A, groups, _ = make_fair_sbm(n, n_clusters=4, n_groups=2, probabilities=(0.4, 0.3, 0.2, 0.1),
+                                 random_state=0)
+    unfair = SpectralClustering(4, affinity="precomputed", random_state=0).fit_predict(A)
+    fair = FairSpectralClustering(4, affinity="precomputed", random_state=0)
+    fair.fit(A, sensitive_features=groups)
+    return {"metric": "balance (min over clusters)", "before": balance(unfair, groups),
+            "after": fair.balance_,
+            "note": f"modified SBM, n={n}, 4 clusters, 2 groups; solver {fair.solver_}"}

@@ -1,0 +1,296 @@
+"""Solvers of the fair spectral embedding problem: FSC (dense), s-FSC (eigsh) and DC-ADMM (admm).
+
+All three solve, for a graph Laplacian ``A`` and an orthonormal basis ``Q`` of the
+constraint space ``col(C)``,
+
+    min tr(X^T A X)  subject to  X^T X = I_k,  Q^T X = 0,
+
+whose solution spans the ``k`` lowest eigenvectors of ``A`` restricted to
+``null(C^T)``. For the normalized Laplacian ``A = I - D^{-1/2} W D^{-1/2}``,
+``C = D^{-1/2} F`` and the fair embedding is ``H = D^{-1/2} X``; for the unnormalized
+one ``A = D - W``, ``C = F`` and ``H = X`` (Kleindessner et al., 2019).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg, sparse
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import LinearOperator, eigsh
+
+__all__ = ["FairProblem", "solve_admm", "solve_dense", "solve_eigsh"]
+
+
+@dataclass
+class FairProblem:
+    """The fair spectral embedding problem of one graph.
+
+    Attributes
+    ----------
+    adjacency : sparse matrix of shape (n, n)
+        Symmetric affinity ``W`` without self-loops.
+    degrees : ndarray of shape (n,)
+    group_matrix : ndarray of shape (n, h - 1)
+        ``F``: column ``s`` is ``1[V_s] - |V_s| / n``; the last group is left out
+        because the ``h`` centred indicators sum to zero.
+    laplacian : sparse matrix of shape (n, n)
+        ``A``: ``D - W``, or ``I - D^{-1/2} W D^{-1/2}`` when normalized.
+    constraint : ndarray of shape (n, h - 1)
+        ``Q``, orthonormal basis of ``col(C)``.
+    spectral_bound : float
+        An upper bound of the largest eigenvalue of ``A`` (2 when normalized,
+        the largest absolute column sum ``2 max(d)`` otherwise).
+    normalized : bool
+    """
+
+    adjacency: sparse.spmatrix
+    degrees: np.ndarray
+    group_matrix: np.ndarray
+    laplacian: sparse.spmatrix
+    constraint: np.ndarray
+    spectral_bound: float
+    normalized: bool
+
+    @classmethod
+    def from_graph(cls, adjacency, group_codes, normalized=True):
+        """Build the problem from a symmetric affinity without self-loops and the group codes."""
+        n = adjacency.shape[0]
+        degrees = np.asarray(adjacency.sum(axis=1)).ravel()
+        n_groups = group_codes.max() + 1
+        indicators = group_codes[:, None] == np.arange(n_groups - 1)[None, :]
+        group_matrix = indicators - np.bincount(group_codes, minlength=n_groups)[:-1] / n
+        if normalized:
+            scale = 1.0 / np.sqrt(degrees)
+            laplacian = sparse.identity(n, format="csr") - (
+                sparse.diags(scale) @ adjacency @ sparse.diags(scale))
+            constraint = scale[:, None] * group_matrix
+            bound = 2.0
+        else:
+            laplacian = sparse.diags(degrees) - adjacency
+            constraint = group_matrix
+            bound = 2.0 * degrees.max()
+        constraint = np.linalg.qr(constraint)[0] if n_groups > 1 else constraint
+        return cls(adjacency, degrees, group_matrix, sparse.csr_matrix(laplacian), constraint,
+                   bound, normalized)
+
+    @property
+    def n_samples(self):
+        return self.adjacency.shape[0]
+
+    def project(self, Z):
+        """Orthogonal projection of the columns of ``Z`` onto ``null(C^T)``."""
+        Q = self.constraint
+        return Z - Q @ (Q.T @ Z)
+
+    def fair_null_vectors(self, max_vectors):
+        """Orthonormal fair vectors that ``A`` maps to zero (at most about ``max_vectors``).
+
+        ``A`` vanishes on ``D^{1/2} 1_c`` (normalized) or ``1_c`` for every connected
+        component ``c``; the combinations orthogonal to ``col(C)`` are exact solutions of
+        eigenvalue 0. A disconnected graph has many of them, and Lanczos, started from a
+        single vector, finds one copy of a repeated eigenvalue only. Any
+        ``max_vectors + h - 1`` components hold ``max_vectors`` of these vectors.
+        """
+        n = self.n_samples
+        n_components, labels = connected_components(self.adjacency, directed=False)
+        if n_components == 1:
+            return np.empty((n, 0))
+        keep = min(n_components, max_vectors + self.constraint.shape[1])
+        rows = np.flatnonzero(labels < keep)
+        weights = np.sqrt(self.degrees[rows]) if self.normalized else np.ones(rows.size)
+        E = sparse.csc_matrix((weights, (rows, labels[rows])), shape=(n, keep))
+        E = E @ sparse.diags(1 / np.sqrt(np.asarray(E.power(2).sum(axis=0)).ravel()))
+        combinations = linalg.null_space(np.asarray((E.T @ self.constraint).T))
+        return np.asarray(E @ combinations)
+
+    def embedding(self, X):
+        """The fair embedding ``H`` of a solution ``X``."""
+        return X / np.sqrt(self.degrees)[:, None] if self.normalized else X
+
+    def objective(self, X):
+        """``tr(X^T A X)``, which equals ``tr(H^T L H)`` (the relaxed RatioCut or NCut)."""
+        return float(np.sum(X * (self.laplacian @ X)))
+
+
+def _polar(G):
+    """Polar factor ``U V^T`` of ``G = U S V^T`` (the closest Stiefel point), via its Gram."""
+    w, V = np.linalg.eigh(G.T @ G)
+    if w[0] <= w[-1] * 1e-10:  # nearly rank-deficient: the Gram route loses accuracy
+        U, _, Vt = np.linalg.svd(G, full_matrices=False)
+        return U @ Vt
+    return G @ ((V / np.sqrt(w)) @ V.T)
+
+
+def _orthonormalizer(B):
+    """``T`` such that ``B T`` is an orthonormal basis of ``col(B)`` (dependent directions dropped).
+
+    Two passes of Gram-matrix orthonormalisation, the second restoring the accuracy
+    the first loses on ill-conditioned ``B``.
+    """
+    w, U = np.linalg.eigh(B.T @ B)
+    keep = w > w[-1] * 1e-10
+    T = U[:, keep] / np.sqrt(w[keep])
+    BT = B @ T
+    w, U = np.linalg.eigh(BT.T @ BT)
+    return T @ ((U / np.sqrt(w)) @ U.T)
+
+
+def solve_dense(problem, n_components):
+    """FSC: Algorithms 2 and 3 of Kleindessner et al. (2019), with dense linear algebra.
+
+    ``Z`` is an orthonormal basis of ``null(F^T)`` (from a full QR factorisation of
+    ``F``); the embedding holds the ``k`` lowest eigenvectors of ``Z^T L Z``, and in the
+    normalized case of ``R^{-1} Z^T L Z R^{-1}`` with ``R = (Z^T D Z)^{1/2}``. Time
+    O(n^3), memory O(n^2): for small graphs and as the reference optimum.
+
+    Returns
+    -------
+    X : ndarray of shape (n, k)
+        Orthonormal, in the coordinates of ``problem.laplacian``.
+    """
+    F, d = problem.group_matrix, problem.degrees
+    n = problem.n_samples
+    Z = linalg.qr(F, mode="full")[0][:, F.shape[1]:] if F.shape[1] else np.eye(n)
+    L = sparse.diags(d) - problem.adjacency
+    reduced = Z.T @ (L @ Z)
+    if problem.normalized:
+        w, U = linalg.eigh((Z.T * d) @ Z)
+        root_inv = (U / np.sqrt(w)) @ U.T  # (Z^T D Z)^{-1/2}
+        reduced = root_inv @ reduced @ root_inv
+        Z = Z @ root_inv
+    _, Y = linalg.eigh((reduced + reduced.T) / 2, subset_by_index=[0, n_components - 1])
+    H = Z @ Y
+    return H * np.sqrt(d)[:, None] if problem.normalized else H
+
+
+def solve_eigsh(problem, n_components, *, tol=0.0, max_iter=None, random_state=None):
+    """s-FSC: Algorithm 3 of Wang, Lu, Davidson and Bai (2023), with ARPACK's Lanczos.
+
+    The ``k`` smallest eigenpairs of the implicit operator
+    ``P A P + sigma (I - P)``, ``P = I - Q Q^T``: the ``h - 1`` directions of
+    ``col(C)`` are deflated to ``sigma``, above the spectrum of ``P A P``. Only sparse
+    products with ``A`` and products with the ``n x (h-1)`` matrix ``Q``. The paper
+    takes ``sigma = ||L_n||_1``; any bound of ``lambda_max(A)`` gives the same
+    eigenvectors, and the tighter bound (2 for the normalized Laplacian) keeps the
+    spectrum narrower, which Lanczos converges on faster. On a disconnected graph the
+    exact solutions of eigenvalue 0 (see :meth:`FairProblem.fair_null_vectors`) are
+    computed directly and deflated too: Lanczos would find only one of them.
+
+    Returns
+    -------
+    X : ndarray of shape (n, k)
+    n_iter : int
+        Number of operator applications.
+    """
+    n = problem.n_samples
+    A, sigma = problem.laplacian, problem.spectral_bound
+    null = problem.fair_null_vectors(n_components)
+    if null.shape[1] >= n_components:
+        return null[:, :n_components], 1
+    # the exact null vectors of a disconnected graph are deflated like the constraints
+    deflated = np.hstack([problem.constraint, null])
+    count = [0]
+
+    def project(b):
+        return b - deflated @ (deflated.T @ b)
+
+    def apply(b):
+        count[0] += 1
+        b = b.reshape(n, -1)
+        pb = project(b)
+        return project(A @ pb) + sigma * (b - pb)
+
+    operator = LinearOperator((n, n), matvec=apply, matmat=apply, dtype=np.float64)
+    v0 = random_state.uniform(-1, 1, n)
+    _, X = eigsh(operator, n_components - null.shape[1], which="SA", tol=tol, maxiter=max_iter,
+                 v0=v0)
+    return np.hstack([null, X]), count[0]
+
+
+def solve_admm(problem, n_components, *, tol=1e-6, max_iter=1000, random_state=None,
+               verbose=0):
+    """DC-ADMM for fair spectral clustering (Tonin, Lambert, Suykens and Cevher, ICML 2025).
+
+    Fair SC is written as maximising the convex ``f(X) = 1/2 tr(X^T K X)``,
+    ``K = sigma I - A`` (positive semi-definite), over the Stiefel manifold: a
+    difference-of-convex (DC) problem. The variable augmentation ``X = Y`` puts the
+    orthogonality on ``X`` and the fairness on the copy ``Y in null(C^T)``; ADMM on the
+    augmented Lagrangian ``-f(X) + <Lambda, X - Y> + alpha/2 ||X - Y||^2`` then
+    alternates
+
+    * X-step, a DC problem: maximise ``f(X) + <alpha Y - Lambda, X>`` over the Stiefel
+      manifold. Each DC iteration maximises the linearisation, whose solution is the
+      polar factor of the gradient ``K X + alpha Y - Lambda`` (a thin n x k
+      factorisation, no eigendecomposition). The iterations are accelerated by
+      maximising over the span of ``X``, the gradient and the previous step (a
+      ``3k``-dimensional subspace holding the plain DC iterate, so never worse);
+    * Y-step: ``Y = P(X + Lambda / alpha)``, a projection onto ``null(C^T)``;
+    * multiplier step: ``Lambda += alpha (X - Y)``;
+
+    with the penalty ``alpha`` balanced by Boyd et al.'s residual rule (mu = 10,
+    tau = 2) and a stop once the primal residual ``||X - Y||`` and the dual residual
+    ``alpha ||Y - Y_prev||`` are below ``tol sqrt(k)``. The problem is not convex, and
+    ADMM diverges when the penalty is too small for the curvature of ``f``: the rule
+    never takes ``alpha`` below its start, ``sigma / 2`` (1 for the normalized
+    Laplacian), the scale of the largest eigenvalue of ``K``. The returned ``X`` is the
+    orthonormalised ``Y``, so it meets the fairness constraint to round-off.
+
+    Returns
+    -------
+    X : ndarray of shape (n, k)
+    n_iter : int
+        Number of ADMM iterations.
+    converged : bool
+    """
+    n, k = problem.n_samples, n_components
+    A, sigma = problem.laplacian, problem.spectral_bound
+
+    def apply_K(Z):
+        return sigma * Z - A @ Z
+
+    X = _polar(random_state.standard_normal((n, k)))
+    KX, step, K_step = apply_K(X), None, None
+    Y = problem.project(X)
+    multiplier = np.zeros((n, k))
+    alpha = floor = sigma / 2
+    threshold = tol * np.sqrt(k)
+    for n_iter in range(1, max_iter + 1):
+        # X-step: DC iterations over span[X, gradient, previous step]
+        linear = alpha * Y - multiplier
+        gradient = KX + linear
+        blocks, K_blocks = [X, gradient], [KX, apply_K(gradient)]  # one sparse product a step
+        if step is not None:
+            blocks.append(step)
+            K_blocks.append(K_step)
+        T = _orthonormalizer(np.hstack(blocks))
+        V, KV = np.hstack(blocks) @ T, np.hstack(K_blocks) @ T
+        reduced, reduced_linear = V.T @ KV, V.T @ linear
+        reduced = (reduced + reduced.T) / 2
+        Z = _polar(V.T @ gradient)  # the plain DC iterate, in the subspace
+        for _ in range(10):  # a few DC iterations: the ADMM step need not be exact
+            Z_next = _polar(reduced @ Z + reduced_linear)
+            converged = np.linalg.norm(Z_next - Z) <= 1e-3 * tol
+            Z = Z_next
+            if converged:
+                break
+        # as in LOBPCG, the step is the part of the move outside X, and K maps it without
+        # cancellation; K X is recomputed now and then against the drift of round-off
+        TZ = T @ Z
+        step, K_step = np.hstack(blocks[1:]) @ TZ[k:], np.hstack(K_blocks[1:]) @ TZ[k:]
+        X = X @ TZ[:k] + step
+        KX = apply_K(X) if n_iter % 20 == 0 else KX @ TZ[:k] + K_step
+        # Y-step and multiplier step
+        Y_prev = Y
+        Y = problem.project(X + multiplier / alpha)
+        multiplier += alpha * (X - Y)
+        primal = np.linalg.norm(X - Y)
+        dual = alpha * np.linalg.norm(Y - Y_prev)
+        if verbose > 1:
+            print(f"admm {n_iter}: alpha={alpha:.3g} primal={primal:.2e} dual={dual:.2e}")
+        if primal <= threshold and dual <= threshold:
+            return _polar(problem.project(Y)), n_iter, True
+        if primal > 10 * dual:
+            alpha *= 2
+        elif dual > 10 * primal:
+            alpha = max(alpha / 2, floor)
+    return _polar(problem.project(Y)), max_iter, False

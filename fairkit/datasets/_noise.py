@@ -1,0 +1,112 @@
+"""Malicious noise (Kearns & Li 1988) aimed at one sensitive group."""
+
+import numbers
+
+import numpy as np
+from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils.multiclass import unique_labels
+
+from fairkit.utils.validation import check_sensitive_features, encode_groups
+
+__all__ = ["inject_malicious_noise"]
+
+
+@validate_params(
+    {
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "sensitive_features": ["array-like"],
+        "rate": [Interval(numbers.Real, 0, 1, closed="left")],
+        "strategy": [StrOptions({"flip", "duplicate"})],
+        "target_group": "no_validation",
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="flip", target_group=None,
+                           random_state=None):
+    """Replace a fraction ``rate`` of the samples with adversarial ones aimed at one group.
+
+    The result is a sample of the malicious-noise distribution
+    ``D′ = (1 − rate) D + rate Q`` of Kearns & Li (1988): ``round(rate · n)`` samples
+    are replaced by the adversary's, so the size stays ``n``.
+
+    * ``"flip"``: ``Q`` is positives of ``target_group`` with their label flipped to
+      negative; the replaced samples are those positives themselves (a targeted label flip).
+    * ``"duplicate"``: ``Q`` is a single point, a sample of ``target_group`` with its
+      label flipped, repeated; the replaced samples are drawn from the whole data.
+      Its copies form one atom of mass ``rate``, which a deterministic threshold rule
+      must take or leave as a whole.
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Binary labels; the larger one is the positive label.
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)
+    rate : float in [0, 1)
+        The noise rate α.
+    strategy : {"flip", "duplicate"}, default="flip"
+    target_group : scalar or tuple, default=None
+        The group attacked; ``None`` attacks the smallest group.
+    random_state : int, RandomState instance or None, default=None
+        Which samples are replaced (and, for ``"duplicate"``, which point is copied).
+
+    Returns
+    -------
+    X_noisy, y_noisy, sensitive_features_noisy
+        Of the same types and shapes as the inputs.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is not binary, ``target_group`` is unknown, or it has too few
+        positives to flip.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairkit.datasets import inject_malicious_noise
+    >>> X, y = np.arange(10.0)[:, None], np.array([0, 1] * 5)
+    >>> group = np.array([0] * 6 + [1] * 4)
+    >>> _, y_noisy, _ = inject_malicious_noise(X, y, group, 0.2, random_state=0)
+    >>> int((y_noisy != y).sum()), int(y_noisy[group == 1].sum())
+    (2, 0)
+    """
+    labels = unique_labels(y)
+    if len(labels) != 2:
+        raise ValueError(f"y must hold exactly two labels to flip, got {len(labels)}: {labels}.")
+    y_array = np.asarray(y)
+    n = len(y_array)
+    groups, codes = encode_groups(check_sensitive_features(sensitive_features, n))
+    if target_group is None:
+        target = int(np.argmin(np.bincount(codes, minlength=len(groups))))
+    else:
+        matches = [k for k, g in enumerate(groups) if g == target_group]
+        if not matches:
+            raise ValueError(f"target_group={target_group!r} is not a group; the groups are {list(groups)}.")
+        target = matches[0]
+    rng = check_random_state(random_state)
+    n_noisy = int(round(rate * n))
+    source = np.arange(n)
+    flipped = np.zeros(n, dtype=bool)
+    if strategy == "flip":
+        candidates = np.flatnonzero((codes == target) & (y_array == labels[1]))
+        if n_noisy > len(candidates):
+            raise ValueError(f"rate={rate} asks for {n_noisy} flipped labels, but group {groups[target]!r} "
+                             f"has only {len(candidates)} positives.")
+        flipped[rng.choice(candidates, n_noisy, replace=False)] = True
+    else:
+        copied = rng.choice(np.flatnonzero(codes == target))
+        replaced = rng.choice(n, n_noisy, replace=False)
+        source[replaced] = copied
+        flipped[replaced] = True
+    y_noisy = _safe_indexing(y, source)
+    new_labels = np.where(y_array[source] == labels[1], labels[0], labels[1])
+    if hasattr(y_noisy, "iloc"):
+        y_noisy = y_noisy.copy()
+        y_noisy.iloc[flipped] = new_labels[flipped]
+    else:
+        y_noisy = np.where(flipped, new_labels, np.asarray(y_noisy))
+    return _safe_indexing(X, source), y_noisy, _safe_indexing(sensitive_features, source)

@@ -1,0 +1,414 @@
+"""RandomizedFairBOC: the randomized fair Bayes-optimal classifier, as group thresholds on scores."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.utils import Bunch, get_tags
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    _routing_enabled,
+    process_routing,
+)
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_array,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from fairkit.postprocessing._curves import group_curves, position, rule, value
+from fairkit.postprocessing._lp import lp_equalized_odds, lp_rates, roc_knots
+from fairkit.postprocessing._sweep import best_deterministic, best_randomized
+from fairkit.utils.validation import fit_groups, predict_groups
+
+__all__ = ["RandomizedFairBOC"]
+
+SIMPLE_CONSTRAINTS = ("demographic_parity", "equal_opportunity", "predictive_equality")
+
+
+class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Randomized fair Bayes-optimal classifier: group thresholds on η that randomize at the threshold.
+
+    Under demographic parity, equal opportunity (true positive rate parity) and
+    predictive equality (false positive rate parity), the fair Bayes-optimal
+    classifier predicts 1 when η(x) = P(Y=1 | x, a) is above a threshold of the
+    group ``a``, 0 below it, and flips a coin exactly at it. Agarwal, Deshpande,
+    Rajaraman and Sundaram (ICML 2025) show that this randomized rule is nearly
+    deterministic and, unlike the best deterministic fair rule, keeps its accuracy
+    when a fraction α of the training distribution is malicious noise.
+
+    The estimator fits ``estimator`` (its scores estimate η) and solves the plug-in
+    problem on the fit data exactly: maximize the expected accuracy
+    ``Σᵢ wᵢ [fᵢ sᵢ + (1 − fᵢ)(1 − sᵢ)] / Σᵢ wᵢ`` over ``f ∈ [0, 1]ⁿ`` subject to
+    ``|rate_a − rate_b| ≤ tolerance`` for every pair of groups, by an O(n log n)
+    sweep over the groups' concave gain curves (:ref:`user guide <fair_boc>`). At most
+    K − 1 of the fit points (K groups, distinct scores) get a fractional decision.
+
+    Parameters
+    ----------
+    estimator : classifier, default=None
+        Binary classifier with ``predict_proba`` or ``decision_function``; its scores
+        estimate η. ``None`` uses ``LogisticRegression()``.
+    constraint : {"demographic_parity", "equal_opportunity", "predictive_equality", \
+            "equalized_odds"}, default="demographic_parity"
+        The rates made equal across groups: selection rate, true positive rate, false
+        positive rate, or both of the last two (solved exactly as an LP over the
+        groups' ROC curves; beyond the paper). True and false positive rates are the
+        plug-in rates ``Σ f s / Σ s`` and ``Σ f (1 − s) / Σ (1 − s)``, since labels
+        are unknown at prediction.
+    tolerance : float, default=0.0
+        Largest allowed difference δ between the rates of any two groups on the fit data.
+    randomized : bool, default=True
+        ``False`` gives the best deterministic group-threshold rule within
+        ``tolerance`` instead (exact for any number of groups; not available for
+        equalized odds), the classifier the paper shows is not robust to noise.
+    solver : {"auto", "sweep", "lp"}, default="auto"
+        ``"sweep"``: the O(n log n) sweep; ``"lp"``: HiGHS's dual simplex on the LP
+        over score blocks (for checking; randomized rules only); ``"auto"``: the
+        sweep, and the LP for equalized odds.
+    prefit : bool, default=False
+        Use ``estimator`` as already fitted instead of fitting a clone. Under
+        ``GridSearchCV`` wrap it in :class:`~sklearn.frozen.FrozenEstimator` instead.
+    predict_method : {"auto", "predict_proba", "decision_function"}, default="auto"
+        Where the scores come from: column 1 of ``predict_proba``, or the logistic
+        function of ``decision_function`` (a logit). ``"auto"`` tries them in that order.
+    sensitive_cols : str, int or list of them, default=None
+        Columns of ``X`` holding the sensitive features, instead of passing
+        ``sensitive_features`` (works where metadata cannot reach ``predict``, e.g.
+        scorers). The columns stay in ``X`` for ``estimator``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the coins of :meth:`predict`, drawn afresh on each call: the same seed
+        gives the same predictions on every call.
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The fitted (or prefit) estimator.
+    classes_ : ndarray of shape (2,)
+        Class labels; ``classes_[1]`` is the positive class.
+    groups_ : ndarray of shape (n_groups,)
+        The sensitive groups seen during fit.
+    thresholds_ : dict
+        Group → score threshold: the rule predicts 1 above it and 0 below it.
+    randomization_ : dict
+        Group → probability of predicting 1 for a score exactly at the threshold
+        (0.0 for a deterministic group rule).
+    coin_ : dict
+        Group → ``(weight, probability)``: under equalized odds a group's threshold
+        rule is replaced with probability ``weight`` by a coin predicting 1 with
+        ``probability`` (Hardt et al. 2016's mixing); ``(0.0, 0.0)`` otherwise.
+    group_rates_ : dict
+        Group → its constrained rate on the fit data in expectation (plug-in);
+        under equalized odds a ``(true positive rate, false positive rate)`` pair.
+    n_randomized_ : int
+        Number of fit samples with a fractional decision.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, when ``X`` has string column names.
+
+    See Also
+    --------
+    fairlearn.postprocessing.ThresholdOptimizer : Hardt et al.'s post-processing on
+        the empirical ROC curves, discretized on a grid.
+
+    References
+    ----------
+    S. Agarwal, A. Deshpande, R. Rajaraman, R. Sundaram. Optimal Fair Learning Robust to
+    Adversarial Distribution Shift. ICML 2025.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairkit.postprocessing import RandomizedFairBOC
+    >>> rng = np.random.default_rng(0)
+    >>> group = rng.integers(0, 2, 400)
+    >>> X = rng.normal(size=(400, 2)) + group[:, None]
+    >>> y = (X[:, 0] + rng.normal(size=400) > 0.5).astype(int)
+    >>> fair = RandomizedFairBOC(random_state=0).fit(X, y, sensitive_features=group)
+    >>> rates = fair.group_rates_
+    >>> bool(abs(rates[0] - rates[1]) < 1e-12), fair.n_randomized_ <= 1
+    (True, True)
+    >>> fair.predict(X[:5], sensitive_features=group[:5])
+    array([0, 1, 0, 1, 0])
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"]), None],
+        "constraint": [StrOptions({*SIMPLE_CONSTRAINTS, "equalized_odds"})],
+        "tolerance": [Interval(Real, 0, None, closed="left")],
+        "randomized": ["boolean"],
+        "solver": [StrOptions({"auto", "sweep", "lp"})],
+        "prefit": ["boolean"],
+        "predict_method": [StrOptions({"auto", "predict_proba", "decision_function"})],
+        "sensitive_cols": [None, str, Integral, "array-like"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, estimator=None, *, constraint="demographic_parity", tolerance=0.0,
+                 randomized=True, solver="auto", prefit=False, predict_method="auto",
+                 sensitive_cols=None, random_state=None):
+        self.estimator = estimator
+        self.constraint = constraint
+        self.tolerance = tolerance
+        self.randomized = randomized
+        self.solver = solver
+        self.prefit = prefit
+        self.predict_method = predict_method
+        self.sensitive_cols = sensitive_cols
+        self.random_state = random_state
+
+    @classmethod
+    def get_test_params(cls):
+        """Small parameter sets for the common checks."""
+        return [{}, {"constraint": "equalized_odds", "tolerance": 0.05,
+                     "predict_method": "decision_function"}]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        inner = get_tags(self._template()).input_tags
+        tags.input_tags.sparse, tags.input_tags.allow_nan = inner.sparse, inner.allow_nan
+        return tags
+
+    def _template(self):
+        return LogisticRegression() if self.estimator is None else self.estimator
+
+    def get_metadata_routing(self):
+        """Route ``fit`` metadata (``sample_weight`` and others) to ``estimator.fit``.
+
+        ``sample_weight`` is also used by this estimator itself, to weight the fit data.
+
+        Returns
+        -------
+        routing : MetadataRouter
+        """
+        router = MetadataRouter(owner=self.__class__.__name__).add_self_request(self)
+        if not self.prefit:
+            router.add(estimator=self._template(),
+                       method_mapping=MethodMapping().add(caller="fit", callee="fit"))
+        return router
+
+    def _check_options(self):
+        if self.constraint == "equalized_odds" and not self.randomized:
+            raise ValueError("randomized=False is not available with constraint='equalized_odds'; "
+                             "the deterministic rules are only searched for one equalized rate.")
+        if self.constraint == "equalized_odds" and self.solver == "sweep":
+            raise ValueError("solver='sweep' solves one equalized rate; constraint='equalized_odds' "
+                             "needs solver='lp' or 'auto'.")
+        if not self.randomized and self.solver == "lp":
+            raise ValueError("solver='lp' solves the randomized problem; randomized=False uses the "
+                             "exact threshold enumeration (solver='sweep' or 'auto').")
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, *, sensitive_features=None, sample_weight=None, **fit_params):
+        """Fit the estimator (unless ``prefit``) and the fair group thresholds on its scores.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training samples, passed to ``estimator`` as they are.
+        y : array-like of shape (n_samples,)
+            Binary labels.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns), default=None
+            Group of each sample; several columns form intersectional groups.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the fit data in the fair problem; also passed to
+            ``estimator.fit`` (with metadata routing: when it requests them).
+        **fit_params : dict
+            Further parameters of ``estimator.fit``.
+
+        Returns
+        -------
+        self : RandomizedFairBOC
+        """
+        self._check_options()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        _check_2d(X)
+        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type not in ("binary", "multiclass"):
+            raise ValueError(f"Unknown label type: {y_type!r}; {type(self).__name__} needs binary labels.")
+        if y_type != "binary":
+            raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
+        groups, codes = fit_groups(self, X, sensitive_features)
+        weights = _check_sample_weight(sample_weight, np.empty(len(codes)), ensure_non_negative=True)
+        estimator = self._fit_estimator(X, y, sensitive_features, sample_weight, fit_params)
+        classes = np.asarray(estimator.classes_)
+        if len(classes) != 2:
+            raise ValueError(f"The estimator knows {len(classes)} classes ({classes}); "
+                             f"{type(self).__name__} needs exactly 2.")
+        scores = _scores(estimator, X, self.predict_method)
+        keep = weights > 0  # a sample of weight 0 is as good as absent
+        present = np.bincount(codes[keep], minlength=len(groups)) > 0
+        if not present.all():
+            raise ValueError(f"Every sample of group(s) {list(groups[~present])} has weight 0.")
+        rules = self._solve(scores[keep], codes[keep], weights[keep], groups)
+
+        validate_data(self, X, skip_check_array=True)
+        self.estimator_, self.classes_, self.groups_ = estimator, classes, groups
+        self.thresholds_, self.randomization_, self.coin_, self.group_rates_ = rules
+        self.n_randomized_ = int(np.count_nonzero(_is_fractional(self._decision(scores, codes))))
+        return self
+
+    def _fit_estimator(self, X, y, sensitive_features, sample_weight, fit_params):
+        if self.prefit:
+            if fit_params:
+                raise ValueError(f"prefit=True does not fit the estimator, so the fit parameters "
+                                 f"{sorted(fit_params)} have nowhere to go.")
+            check_is_fitted(self.estimator)
+            return self.estimator
+        if _routing_enabled():
+            metadata = dict(fit_params, sample_weight=sample_weight, sensitive_features=sensitive_features)
+            routed = process_routing(self, "fit", **{k: v for k, v in metadata.items() if v is not None})
+        else:
+            passed = fit_params if sample_weight is None else dict(fit_params, sample_weight=sample_weight)
+            routed = Bunch(estimator=Bunch(fit=passed))
+        return clone(self._template()).fit(X, y, **routed.estimator.fit)
+
+    def _solve(self, scores, codes, weights, groups):
+        """Per-group rules and rates: dicts of thresholds, randomization, coins and rates."""
+        delta = float(self.tolerance)
+        if self.constraint == "equalized_odds":
+            return _equalized_odds_rules(group_curves(scores, codes, weights, groups, "predictive_equality"),
+                                         groups, delta)
+        curves = group_curves(scores, codes, weights, groups, self.constraint)
+        if not self.randomized:
+            positions = best_deterministic(curves, delta)
+        elif self.solver == "lp":
+            positions = lp_rates(curves, delta)
+        else:
+            positions = best_randomized(curves, delta)
+        thresholds, randomization, coins, rates = {}, {}, {}, {}
+        for group, curve, (k, phi) in zip(groups, curves, positions, strict=True):
+            thresholds[group], randomization[group] = rule(curve, k, phi)
+            coins[group] = (0.0, 0.0)
+            rates[group] = float(value(curve, k, phi)[1])
+        return thresholds, randomization, coins, rates
+
+    def _decision(self, scores, codes):
+        """Probability that the rule predicts the positive class."""
+        per_group = np.array([(self.thresholds_[g], self.randomization_[g], *self.coin_[g])
+                              for g in self.groups_], dtype=float)
+        threshold, tie, coin_weight, coin = per_group[codes].T
+        rule_value = np.where(scores > threshold, 1.0, np.where(scores == threshold, tie, 0.0))
+        return (1.0 - coin_weight) * rule_value + coin_weight * coin
+
+    def _decision_on(self, X, sensitive_features):
+        check_is_fitted(self)
+        _check_2d(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        codes = predict_groups(self, X, sensitive_features)
+        return self._decision(_scores(self.estimator_, X, self.predict_method), codes)
+
+    def predict_proba(self, X, *, sensitive_features=None):
+        """Decision probabilities of the fair rule.
+
+        Column 1 is the probability that the rule predicts ``classes_[1]``: the
+        rule's own randomization, not a calibrated class probability (it is 0 or 1
+        for all but at most K − 1 fit scores).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        sensitive_features : array-like, default=None
+            Groups of the samples (or use ``sensitive_cols``).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+        """
+        decision = self._decision_on(X, sensitive_features)
+        return np.column_stack([1.0 - decision, decision])
+
+    def predict(self, X, *, sensitive_features=None):
+        """Predict with the fair rule, flipping a coin where its decision is fractional.
+
+        The coins come from ``random_state``, afresh on each call.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        sensitive_features : array-like, default=None
+            Groups of the samples (or use ``sensitive_cols``).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        decision = self._decision_on(X, sensitive_features)
+        coins = np.full(len(decision), 0.5)
+        fractional = _is_fractional(decision)
+        coins[fractional] = _uniform(self.random_state, int(fractional.sum()))
+        return self.classes_[(coins < decision).astype(int)]
+
+    def score(self, X, y, *, sensitive_features=None, sample_weight=None):
+        """Accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sensitive_features : array-like, default=None
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        return accuracy_score(y, self.predict(X, sensitive_features=sensitive_features),
+                              sample_weight=sample_weight)
+
+
+def _scores(estimator, X, predict_method):
+    """Estimates of P(Y = classes_[1] | x) from ``estimator``."""
+    if predict_method in ("auto", "predict_proba") and hasattr(estimator, "predict_proba"):
+        return np.asarray(estimator.predict_proba(X), dtype=float)[:, 1]
+    if predict_method in ("auto", "decision_function") and hasattr(estimator, "decision_function"):
+        return expit(np.asarray(estimator.decision_function(X), dtype=float).ravel())
+    wanted = "predict_proba or decision_function" if predict_method == "auto" else predict_method
+    raise AttributeError(f"{type(estimator).__name__} has no {wanted}, which RandomizedFairBOC "
+                         "needs for its scores.")
+
+
+def _check_2d(X):
+    ndim = len(X.shape) if hasattr(X, "shape") else np.asarray(X).ndim
+    if ndim != 2:
+        raise ValueError(f"Expected a 2-D X, got {ndim} dimension(s). Reshape your data with "
+                         "X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample.")
+
+
+def _is_fractional(decision):
+    return (decision > 0.0) & (decision < 1.0)
+
+
+def _uniform(random_state, size):
+    """``size`` uniform draws from ``random_state``, without touching numpy's global generator."""
+    if isinstance(random_state, np.random.RandomState):
+        return random_state.random_sample(size)
+    return np.random.default_rng(random_state).random(size)
+
+
+def _equalized_odds_rules(curves, groups, delta):
+    """Rules of the equalized-odds LP: a threshold rule at each group's false positive rate, and a coin."""
+    points = lp_equalized_odds(curves, delta)
+    thresholds, randomization, coins, rates = {}, {}, {}, {}
+    for group, curve, (fpr, tpr) in zip(groups, curves, points, strict=True):
+        k, phi = position(curve, fpr)
+        thresholds[group], randomization[group] = rule(curve, k, phi)
+        knot_fpr, knot_tpr, _ = roc_knots(curve)
+        upper = np.interp(fpr, knot_fpr[1:], knot_tpr[1:])  # best true positive rate at this fpr
+        weight = (upper - tpr) / (upper - fpr) if upper - fpr > 1e-12 else 0.0
+        weight = float(np.clip(weight, 0.0, 1.0))
+        coins[group] = (weight, float(fpr)) if weight > 1e-12 else (0.0, 0.0)
+        rates[group] = (float(tpr), float(fpr))
+    return thresholds, randomization, coins, rates

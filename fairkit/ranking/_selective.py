@@ -1,0 +1,250 @@
+"""SelectiveRanker: selective preference aggregation (Kadekodi, McTavish & Ustun, ICML 2025)."""
+
+import numbers
+import warnings
+from dataclasses import replace
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils import check_array
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from fairkit.exceptions import FairkitWarning
+from fairkit.ranking._path import max_support, selective_path, selective_tiers
+from fairkit.utils._preferences import INPUT_TYPES, PairwiseCounts, profile_counts
+
+__all__ = ["SelectiveRanker"]
+
+
+class SelectiveRanker(BaseEstimator):
+    """Aggregate judges' preferences into tiers, comparing two items only when few judges disagree.
+
+    Selective preference aggregation (Kadekodi, McTavish & Ustun, "Selective
+    Preference Aggregation", ICML 2025) returns a *selective ranking*: items in
+    ordered tiers, where an item ranks above every item of a later tier and items of
+    one tier are not compared (the method abstains). Every comparison it makes is
+    overruled by at most a fraction ``tau`` of the judges, and it is the finest tiered
+    ranking with that guarantee. ``tau=0`` compares items only when no judge
+    disagrees; ``tau`` just under 1/2 gives the majority relation's tiers.
+
+    The dissent of the claim "i above j" is the fraction of judges who do not
+    strictly prefer i to j (they prefer j or tie them; judges who skip the pair
+    count too when ``missing="dissent"``). With ``support[i, j]`` = number of judges who
+    do not strictly prefer j to i, draw an edge i -> j when ``support[i, j] > tau * p``
+    (putting j above i would break the guarantee). The tiers are the strongly connected
+    components of that graph in topological order. Counts are compared as integers.
+
+    Parameters
+    ----------
+    tau : float in [0, 1], default=0.0
+        Largest fraction of judges a comparison may overrule. Values of 1/2 and above,
+        or missing preferences with ``missing="ignore"``, can leave a pair with
+        dissent at most ``tau`` both ways; their order is then arbitrary and a
+        :class:`~fairkit.exceptions.FairkitWarning` says so.
+    input_type : {"ranks", "ratings"}, default="ranks"
+        How ``X`` encodes preferences: ranks (smaller is better) or ratings (larger is
+        better). Equal values are ties; NaN is missing.
+    missing : {"ignore", "dissent"}, default="ignore"
+        A judge who ranks only one item of a pair (or neither) is left out of that
+        pair's dissent (``"ignore"``, as in the paper's code) or counts as dissenting
+        from both orders (``"dissent"``, as in the released ``selectiverank`` package:
+        then at least ``(1 - tau) p`` of *all* judges back each comparison).
+
+    Attributes
+    ----------
+    tiers_ : list of ndarray
+        Item indices of each tier, best tier first.
+    tier_of_item_ : ndarray of shape (n_items,)
+        Tier of each item, 0 for the best.
+    comparison_matrix_ : ndarray of shape (n_items, n_items)
+        ``+1`` if item i is ranked above item j, ``-1`` if below, ``0`` if not compared.
+    dissent_matrix_ : ndarray of shape (n_items, n_items)
+        Dissent of the claim "i above j": the fraction of judges who do not strictly
+        prefer i to j. Every claimed comparison has dissent at most ``tau``.
+    counts_ : PairwiseCounts
+        The judges' pairwise preference counts.
+    n_judges_ : int
+        Number of judges.
+    n_features_in_ : int
+        Number of items.
+    feature_names_in_ : ndarray of shape (n_items,)
+        Item names, when ``X`` has string column names.
+
+    See Also
+    --------
+    fairkit.ranking.borda, fairkit.ranking.copeland, fairkit.ranking.kemeny :
+        Total orders that never abstain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairkit.ranking import SelectiveRanker
+    >>> X = np.array([[1, 2, 3, 4],  # 5 judges rank 4 items (1 = best)
+    ...               [1, 3, 2, 4],
+    ...               [2, 1, 3, 4],
+    ...               [1, 2, 4, 3],
+    ...               [1, 2, 4, 3]])
+    >>> ranker = SelectiveRanker(tau=0.2).fit(X)  # overrule at most 1 judge in 5
+    >>> [tier.tolist() for tier in ranker.tiers_]
+    [[0], [1], [2, 3]]
+    >>> ranker.predict([[0, 1], [3, 2]]).tolist()  # 2 judges in 5 put item 3 above item 2
+    [1, 0]
+    >>> path = ranker.path(X)
+    >>> path.taus.tolist(), path.at(0.3).tolist()
+    ([0.0, 0.2, 0.4], [0, 1, 2, 2])
+    """
+
+    _parameter_constraints = {
+        "tau": [Interval(numbers.Real, 0, 1, closed="both")],
+        "input_type": [StrOptions(set(INPUT_TYPES))],
+        "missing": [StrOptions({"ignore", "dissent"})],
+    }
+
+    def __init__(self, tau=0.0, *, input_type="ranks", missing="ignore"):
+        self.tau = tau
+        self.input_type = input_type
+        self.missing = missing
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.target_tags.required = False
+        return tags
+
+    @classmethod
+    def get_test_params(cls):
+        """Small parameter sets for the common estimator checks."""
+        return [{"tau": 0.0}, {"tau": 0.3, "input_type": "ratings", "missing": "dissent"}]
+
+    def _counts(self, X, reset):
+        """Pairwise counts of ``X`` (a profile or PairwiseCounts), checked against fitted items."""
+        if isinstance(X, PairwiseCounts):
+            if reset:
+                self.n_features_in_ = X.n_items
+                if X.item_names is not None:
+                    self.feature_names_in_ = np.asarray(X.item_names, dtype=object)
+                elif hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
+            elif X.n_items != self.n_features_in_:
+                raise ValueError(f"X has {X.n_items} items, but {type(self).__name__} was fitted "
+                                 f"on {self.n_features_in_} items.")
+            return X
+        X = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+        counts = profile_counts(X, self.input_type)
+        names = getattr(self, "feature_names_in_", None)
+        return counts if names is None else replace(counts, item_names=names)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Compute the selective ranking of the judges in ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_judges, n_items) or PairwiseCounts
+            One row per judge (ranks or ratings, see ``input_type``; NaN = missing),
+            or the counts of pairwise comparisons from :func:`pairwise_counts`.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : SelectiveRanker
+        """
+        counts = self._counts(X, reset=True)
+        support = counts.support(self.missing)
+        threshold = max_support(self.tau, counts.n_judges)
+        tier_of_item, n_unsupported = selective_tiers(support, threshold)
+        if n_unsupported:
+            warnings.warn(
+                f"At tau={self.tau}, {n_unsupported} pair(s) of items have dissent <= tau in both "
+                "directions (tau >= 1/2, or judges who skipped them with missing='ignore'): their "
+                "order is not set by the judges and is broken by item index. Use tau < 1/2 or "
+                "missing='dissent' for a unique ranking.", FairkitWarning, stacklevel=3)
+        self.counts_ = counts
+        self.n_judges_ = counts.n_judges
+        self.tier_of_item_ = tier_of_item
+        self.tiers_ = [np.flatnonzero(tier_of_item == t) for t in range(tier_of_item.max() + 1)]
+        order = np.sign(tier_of_item[None, :] - tier_of_item[:, None])
+        self.comparison_matrix_ = order.astype(np.int8)
+        self.dissent_matrix_ = support.T / counts.n_judges
+        return self
+
+    def predict(self, pairs):
+        """Compare pairs of items: +1 if the first ranks above the second, -1 below, 0 not compared.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2)
+            Item indices, or item names when the ranker was fitted on named items.
+
+        Returns
+        -------
+        comparisons : ndarray of shape (n_pairs,)
+        """
+        check_is_fitted(self)
+        pairs = np.asarray(pairs)
+        if pairs.ndim != 2 or pairs.shape[1] != 2:
+            raise ValueError(f"pairs must have shape (n_pairs, 2), got {pairs.shape}. Reshape your "
+                             "data, e.g. with np.reshape(pairs, (1, 2)) for a single pair.")
+        if pairs.dtype.kind in "OUS" and hasattr(self, "feature_names_in_"):
+            index = {name: i for i, name in enumerate(self.feature_names_in_)}
+            unknown = sorted({str(name) for name in pairs.ravel() if name not in index})
+            if unknown:
+                raise ValueError(f"pairs names unknown items: {unknown[:5]}.")
+            pairs = np.vectorize(index.__getitem__, otypes=[np.int64])(pairs)
+        pairs = check_array(pairs, dtype=np.float64)
+        if not ((pairs == np.round(pairs)) & (pairs >= 0) & (pairs < self.n_features_in_)).all():
+            raise ValueError(f"pairs must hold item indices in [0, {self.n_features_in_}).")
+        pairs = pairs.astype(np.int64)
+        return self.comparison_matrix_[pairs[:, 0], pairs[:, 1]]
+
+    def score(self, X, y=None):
+        """Agreement with the judges in ``X``: (agreements - disagreements) / strict preferences.
+
+        Each judge's strict preference on a pair the ranking compares counts as an
+        agreement or a disagreement; abstentions count as neither. Used by
+        ``GridSearchCV`` with folds of judges, it picks a ``tau`` that generalizes to new judges.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_judges, n_items) or PairwiseCounts
+            Judges' preferences over the same items.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        score : float in [-1, 1]
+            0 when the judges in ``X`` state no strict preference.
+        """
+        check_is_fitted(self)
+        wins = self._counts(X, reset=False).wins
+        claimed = self.comparison_matrix_ == 1
+        strict = wins.sum()
+        if strict == 0:
+            return 0.0
+        return float((wins[claimed].sum() - wins.T[claimed].sum()) / strict)
+
+    def path(self, X, y=None):
+        """The selective rankings of ``X`` at every dissent level from 0 to 1/2.
+
+        Tiers only split as τ grows, so there are at most ``n_items`` distinct rankings.
+        Does not fit the estimator (``tau`` is not used).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_judges, n_items) or PairwiseCounts
+            Judges' preferences, as in :meth:`fit`.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        path : SelectivePath
+            ``path.taus``, ``path.rankings``, and ``path.at(tau)`` for the ranking at
+            any τ: the one recorded at the largest level not above τ.
+        """
+        self._validate_params()
+        counts = X if isinstance(X, PairwiseCounts) else profile_counts(X, self.input_type)
+        return selective_path(counts.support(self.missing), counts.n_judges, counts.item_names)

@@ -1,0 +1,33 @@
+"""fairkit-uncertainty: uncertainty-aware fairness metrics and abstention audits.
+
+* UCerF (Wang et al., "Is Your Model Fairly Certain?", ICML 2025): :func:`ucerf_score`.
+* Confidential Guardian (Rabanser et al., ICML 2025): calibration metrics, the
+  bin-wise :func:`calibration_audit`, and the Mirage attack it detects
+  (:func:`mirage_finetune`, which needs torch and imports it only when called).
+
+Registered with fairkit through the ``uncertainty`` entry point of the ``fairkit`` group.
+"""
+
+from fairkit_uncertainty._calibration import (
+    CalibrationAudit,
+    calibration_audit,
+    expected_calibration_error,
+    max_calibration_error,
+    reliability_table,
+)
+from fairkit_uncertainty._mirage import mirage_finetune
+from fairkit_uncertainty._ucerf import desirability, ucerf_score
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "CalibrationAudit",
+    "calibration_audit",
+    "desirability",
+    "expected_calibration_error",
+    "max_calibration_error",
+    "mirage_finetune",
+    "reliability_table",
+    "ucerf_score",
+    "__version__",
+]

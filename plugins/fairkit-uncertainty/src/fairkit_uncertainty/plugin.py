@@ -1,0 +1,19 @@
+"""The fairkit plugin of fairkit-uncertainty (entry point ``uncertainty`` in the ``fairkit`` group)."""
+
+from fairkit import hookimpl
+
+
+@hookimpl
+def fairkit_metrics():
+    import fairkit_uncertainty
+
+    names = ["calibration_audit", "expected_calibration_error", "max_calibration_error",
+             "reliability_table", "ucerf_score"]
+    return {name: getattr(fairkit_uncertainty, name) for name in names}
+
+
+@hookimpl
+def fairkit_demos():
+    from fairkit_uncertainty._demo import demo
+
+    return {"mirage_calibration_audit": demo}

@@ -1,0 +1,207 @@
+"""RandomizedFairBOC as an estimator: predictions, coins, sensitive features, routing, prefit, errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn
+from fairlearn.postprocessing import ThresholdOptimizer
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from fairkit.datasets import make_fair_classification
+from fairkit.postprocessing import RandomizedFairBOC
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y, group = make_fair_classification(600, 4, label_bias=1.0, random_state=0)
+    return X, y, group
+
+
+def _tied(plugin, n_groups=2, size=200, seed=0):
+    """Scores from few values, so that a whole block of tied fit points is randomized."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_groups, size)
+    scores = rng.choice([0.2, 0.4, 0.6, 0.8], size) * (1 - 0.3 * codes)
+    X, y = scores[:, None], rng.integers(0, 2, size)
+    fair = RandomizedFairBOC(plugin.ScoreColumn(), random_state=0)
+    return fair.fit(X, y, sensitive_features=codes), X, codes
+
+
+def test_predict_draws_coins_from_random_state_afresh(plugin):
+    fair, X, codes = _tied(plugin)
+    decision = fair.predict_proba(X, sensitive_features=codes)[:, 1]
+    fractional = (decision > 0) & (decision < 1)
+    assert fractional.sum() > 20  # a block of ties at the threshold
+    first = fair.predict(X, sensitive_features=codes)
+    np.testing.assert_array_equal(first, fair.predict(X, sensitive_features=codes))
+    np.testing.assert_array_equal(first, clone(fair).fit(X, np.arange(len(X)) % 2, sensitive_features=codes)
+                                  .predict(X, sensitive_features=codes))
+    other = fair.set_params(random_state=1).predict(X, sensitive_features=codes)
+    assert not np.array_equal(first[fractional], other[fractional])
+    np.testing.assert_array_equal(first[~fractional], decision[~fractional])
+    # the coins land 1 with the randomization probability
+    many = np.tile(X[fractional], (200, 1))
+    share = fair.predict(many, sensitive_features=np.tile(codes[fractional], 200)).mean()
+    assert share == pytest.approx(decision[fractional][0], abs=0.02)
+
+
+def test_rule_attributes_describe_the_predictions(data):
+    X, y, group = data
+    fair = RandomizedFairBOC(constraint="equal_opportunity", random_state=0)
+    fair.fit(X, y, sensitive_features=group)
+    scores = fair.estimator_.predict_proba(X)[:, 1]
+    decision = fair.predict_proba(X, sensitive_features=group)[:, 1]
+    for g in fair.groups_:
+        t, tau = fair.thresholds_[g], fair.randomization_[g]
+        s, f = scores[group == g], decision[group == g]
+        np.testing.assert_array_equal(f[s > t], 1.0)
+        np.testing.assert_array_equal(f[s < t], 0.0)
+        np.testing.assert_array_equal(f[s == t], tau)
+    assert fair.coin_ == {0: (0.0, 0.0), 1: (0.0, 0.0)}
+    assert list(fair.classes_) == [0, 1] and fair.n_features_in_ == 4
+
+
+def test_string_labels_and_dataframe_groups(data):
+    X, y, group = data
+    labels = np.array(["no", "yes"])[y]
+    frame = pd.DataFrame({"sex": np.where(group == 1, "F", "M"), "old": np.arange(len(y)) % 2})
+    fair = RandomizedFairBOC(random_state=0).fit(X, labels, sensitive_features=frame)
+    assert set(fair.predict(X, sensitive_features=frame)) <= {"no", "yes"}
+    assert len(fair.groups_) == 4 and fair.n_randomized_ <= 3
+
+
+def test_sensitive_cols_give_the_same_rule(data):
+    X, y, group = data
+    by_keyword = RandomizedFairBOC(random_state=0).fit(X, y, sensitive_features=group)
+    Xg = np.column_stack([X, group])
+    by_column = RandomizedFairBOC(sensitive_cols=[4], random_state=0).fit(Xg, y)
+    assert by_column.predict_proba(Xg).shape == (len(y), 2)
+    with pytest.raises(ValueError, match="twice"):
+        by_column.predict(Xg, sensitive_features=group)
+    assert by_keyword.groups_.tolist() == by_column.groups_.tolist()
+
+
+def test_unseen_group_and_length_mismatch(data):
+    X, y, group = data
+    fair = RandomizedFairBOC().fit(X, y, sensitive_features=group)
+    with pytest.raises(ValueError, match="not seen during fit"):
+        fair.predict(X, sensitive_features=group + 5)
+    with pytest.raises(ValueError, match="sensitive_features has 599 rows"):
+        fair.predict(X, sensitive_features=group[:-1])
+    with pytest.raises(ValueError, match="give them here too"):
+        fair.predict(X)
+
+
+def test_bad_options_leave_no_state(data):
+    X, y, group = data
+    for params, message in [({"constraint": "equalized_odds", "randomized": False}, "randomized=False"),
+                            ({"constraint": "equalized_odds", "solver": "sweep"}, "solver='sweep'"),
+                            ({"randomized": False, "solver": "lp"}, "solver='lp'")]:
+        fair = RandomizedFairBOC(**params)
+        with pytest.raises(ValueError, match=message):
+            fair.fit(X, y, sensitive_features=group)
+        with pytest.raises(NotFittedError):
+            fair.predict(X, sensitive_features=group)
+    with pytest.raises(ValueError, match="Only binary classification"):
+        RandomizedFairBOC().fit(X, np.arange(len(y)) % 3, sensitive_features=group)
+
+
+def test_prefit_uses_the_estimator_as_it_is(data):
+    X, y, group = data
+    inner = LogisticRegression(C=0.01).fit(X[:100], y[:100])
+    fair = RandomizedFairBOC(inner, prefit=True).fit(X, y, sensitive_features=group)
+    assert fair.estimator_ is inner
+    np.testing.assert_array_equal(inner.coef_, LogisticRegression(C=0.01).fit(X[:100], y[:100]).coef_)
+    with pytest.raises(NotFittedError):
+        RandomizedFairBOC(LogisticRegression(), prefit=True).fit(X, y, sensitive_features=group)
+    with pytest.raises(ValueError, match="nowhere to go"):
+        RandomizedFairBOC(inner, prefit=True).fit(X, y, sensitive_features=group, sample_weight=None,
+                                                    check_input=True)
+
+
+def test_sample_weight_reaches_the_estimator_without_routing(plugin, data):
+    X, y, group = data
+    weights = np.linspace(0.5, 2.0, len(y))
+    fair = RandomizedFairBOC(LogisticRegression()).fit(X, y, sensitive_features=group, sample_weight=weights)
+    expected = LogisticRegression().fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(fair.estimator_.coef_, expected.coef_)
+
+
+def test_integer_weights_equal_repeated_samples(data):
+    X, y, group = data
+    counts = np.arange(len(y)) % 3  # 0 drops a sample
+    inner = LogisticRegression().fit(X, y)
+    weighted = RandomizedFairBOC(inner, prefit=True, tolerance=0.02).fit(
+        X, y, sensitive_features=group, sample_weight=counts)
+    repeated = RandomizedFairBOC(inner, prefit=True, tolerance=0.02).fit(
+        np.repeat(X, counts, axis=0), np.repeat(y, counts), sensitive_features=np.repeat(group, counts))
+    assert weighted.thresholds_ == repeated.thresholds_
+    assert weighted.randomization_ == pytest.approx(repeated.randomization_)
+
+
+def test_routing_through_pipeline_and_gridsearch(data):
+    X, y, group = data
+    weights = np.where(group == 1, 2.0, 1.0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        inner = LogisticRegression().set_fit_request(sample_weight=True)
+        fair = RandomizedFairBOC(inner, random_state=0)
+        fair.set_fit_request(sensitive_features=True, sample_weight=True)
+        fair.set_predict_request(sensitive_features=True)
+        fair.set_score_request(sensitive_features=True, sample_weight=True)
+        pipe = make_pipeline(StandardScaler().set_fit_request(sample_weight=False), fair)
+        search = GridSearchCV(pipe, {"randomizedfairboc__tolerance": [0.0, 0.05]}, cv=3)
+        search.fit(X, y, sensitive_features=group, sample_weight=weights)
+        best = search.best_estimator_
+        expected = LogisticRegression().fit(best[0].transform(X), y, sample_weight=weights)
+        np.testing.assert_allclose(best[-1].estimator_.coef_, expected.coef_)
+        assert len(best[-1].groups_) == 2
+        assert best.predict(X, sensitive_features=group).shape == y.shape
+        # an estimator that does not request sample_weight does not get it
+        plain = RandomizedFairBOC(LogisticRegression().set_fit_request(sample_weight=False))
+        plain.set_fit_request(sensitive_features=True, sample_weight=True)
+        fitted = make_pipeline(plain).fit(X, y, sensitive_features=group, sample_weight=weights)
+        np.testing.assert_allclose(fitted[-1].estimator_.coef_, LogisticRegression().fit(X, y).coef_)
+
+
+def test_gridsearch_with_sensitive_cols_and_a_plain_scorer(data):
+    X, y, group = data
+    Xg = pd.DataFrame(X, columns=[f"x{i}" for i in range(4)]).assign(group=group)
+    fair = RandomizedFairBOC(sensitive_cols="group", random_state=0)
+    search = GridSearchCV(fair, {"constraint": ["demographic_parity", "equal_opportunity"]}, cv=3,
+                          scoring="accuracy").fit(Xg, y)
+    assert list(search.best_estimator_.groups_) == [0, 1]
+    assert search.best_estimator_.feature_names_in_.tolist() == ["x0", "x1", "x2", "x3", "group"]
+    # FrozenEstimator lets a prefit estimator survive GridSearchCV's clones
+    frozen = FrozenEstimator(LogisticRegression().fit(Xg, y))
+    fair = RandomizedFairBOC(frozen, sensitive_cols="group")
+    GridSearchCV(fair, {"tolerance": [0.0, 0.1]}, cv=2).fit(Xg, y)
+
+
+def test_at_least_as_accurate_as_fairlearn_on_plugin_terms(plugin):
+    """With calibrated cell frequencies as scores, plug-in and empirical problems coincide.
+
+    fairlearn solves the same demographic-parity problem on the labels over a grid of
+    rates; the exact optimum is at least as accurate on the fit data.
+    """
+    rng = np.random.default_rng(0)
+    cell = rng.integers(0, 12, 3000)
+    group = cell % 2
+    y = (rng.random(3000) < (cell + 0.5) / 12).astype(int)
+    frequency = np.bincount(cell, weights=y) / np.bincount(cell)
+    X = frequency[cell][:, None]
+    fair = RandomizedFairBOC(plugin.ScoreColumn()).fit(X, y, sensitive_features=group)
+    decision = fair.predict_proba(X, sensitive_features=group)[:, 1]
+    ours = np.mean(decision * y + (1 - decision) * (1 - y))
+    peer = ThresholdOptimizer(estimator=plugin.ScoreColumn().fit(X, y), prefit=True,
+                              predict_method="predict_proba").fit(X, y, sensitive_features=group)
+    theirs_decision = peer._pmf_predict(X, sensitive_features=group)[:, 1]
+    theirs = np.mean(theirs_decision * y + (1 - theirs_decision) * (1 - y))
+    assert ours >= theirs - 1e-12
+    rates = [decision[group == g].mean() for g in (0, 1)]
+    assert abs(rates[0] - rates[1]) < 1e-12

@@ -1,0 +1,211 @@
+"""The sweep against exact oracles: the LP over single points, brute force, the equalized-odds LP."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from fairkit.postprocessing import RandomizedFairBOC
+from fairkit.postprocessing._curves import group_curves
+
+SIMPLE = ["demographic_parity", "equal_opportunity", "predictive_equality"]
+TIED_SCORES = [0.0, 0.1, 0.25, 0.5, 0.5, 0.7, 0.9, 1.0]
+
+
+@st.composite
+def instances(draw, max_groups=4, max_size=7):
+    """Scores, groups and weights of a small fit set, with ties at will."""
+    n_groups = draw(st.integers(2, max_groups))
+    sizes = draw(st.lists(st.integers(1, max_size), min_size=n_groups, max_size=n_groups))
+    n = sum(sizes)
+    tied = draw(st.booleans())
+    # scores on a grid of 1e-6: HiGHS, the oracle, treats coefficients below 1e-9 as 0
+    score = st.sampled_from(TIED_SCORES) if tied else st.integers(0, 10**6).map(lambda k: k / 10**6)
+    scores = np.array(draw(st.lists(score, min_size=n, max_size=n)))
+    codes = np.repeat(np.arange(n_groups), sizes)
+    if draw(st.booleans()):
+        weights = np.ones(n)
+    else:
+        weights = np.array(draw(st.lists(st.floats(0.1, 3.0), min_size=n, max_size=n)))
+    return scores, codes, weights
+
+
+def _valid(scores, codes, constraint):
+    cost = {"demographic_parity": np.ones_like(scores), "equal_opportunity": scores,
+            "predictive_equality": 1.0 - scores}[constraint]
+    return all(cost[codes == a].sum() > 0 for a in np.unique(codes))
+
+
+def _fit(plugin, scores, codes, weights, **params):
+    """Fit through the public API; return the decision probabilities on the fit data."""
+    X = scores[:, None]
+    y = np.arange(len(scores)) % 2
+    fair = RandomizedFairBOC(plugin.ScoreColumn(), random_state=0, **params)
+    fair.fit(X, y, sensitive_features=codes, sample_weight=weights)
+    return fair, fair.predict_proba(X, sensitive_features=codes)[:, 1]
+
+
+def oracle_lp(plugin, scores, codes, weights, constraint, delta):
+    """Best plug-in accuracy over f ∈ [0, 1]ⁿ, one variable per sample, pairwise rate constraints."""
+    cost = plugin.costs(constraint, scores, weights)
+    groups = np.unique(codes)
+    rate_rows = np.array([np.where(codes == a, cost, 0.0) / cost[codes == a].sum() for a in groups])
+    pairs = [rate_rows[a] - rate_rows[b] for a, b in itertools.permutations(range(len(groups)), 2)]
+    gain = weights * (2 * scores - 1) / weights.sum()
+    result = linprog(-gain, A_ub=np.array(pairs), b_ub=np.full(len(pairs), delta), bounds=(0, 1),
+                     method="highs")
+    assert result.status == 0
+    return float(np.sum(weights * (1 - scores)) / weights.sum() - result.fun)
+
+
+def _check_rule(plugin, fair, decision, scores, codes, weights, constraint, delta):
+    rates = plugin.rates(decision, scores, weights, codes, constraint)
+    assert rates.max() - rates.min() <= delta + 1e-9
+    assert np.allclose([fair.group_rates_[a] for a in fair.groups_], rates, atol=1e-9)
+    for a in np.unique(codes):  # a threshold rule: never more positive at a lower score
+        s, f = scores[codes == a], decision[codes == a]
+        order = np.argsort(s, kind="stable")
+        assert np.all(np.diff(f[order]) >= -1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(instance=instances(), constraint=st.sampled_from(SIMPLE),
+       delta=st.one_of(st.just(0.0), st.floats(0.01, 0.6)), solver=st.sampled_from(["sweep", "lp"]))
+def test_randomized_rule_is_the_lp_optimum(plugin, instance, constraint, delta, solver):
+    scores, codes, weights = instance
+    assume(_valid(scores, codes, constraint))
+    fair, decision = _fit(plugin, scores, codes, weights, constraint=constraint, tolerance=delta,
+                          solver=solver)
+    accuracy = plugin.accuracy(decision, scores, weights)
+    assert accuracy == pytest.approx(oracle_lp(plugin, scores, codes, weights, constraint, delta),
+                                     abs=1e-9)
+    _check_rule(plugin, fair, decision, scores, codes, weights, constraint, delta)
+    # a vertex: at most K - 1 randomized blocks of tied scores (points, when scores are distinct)
+    fractional = {(a, s) for a, s, f in zip(codes, scores, decision, strict=True) if 0 < f < 1}
+    assert len(fractional) <= len(np.unique(codes)) - 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(n_groups=st.integers(2, 4), seed=st.integers(0, 10**6), constraint=st.sampled_from(SIMPLE),
+       delta=st.one_of(st.just(0.0), st.floats(0.01, 0.3)))
+def test_at_most_k_minus_1_randomized_points(plugin, n_groups, seed, constraint, delta):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_groups, 300)
+    codes[:n_groups] = np.arange(n_groups)
+    scores = rng.beta(2, 2, 300)  # distinct scores
+    fair, decision = _fit(plugin, scores, codes, np.ones(300), constraint=constraint, tolerance=delta)
+    assert fair.n_randomized_ == np.count_nonzero((decision > 0) & (decision < 1)) <= n_groups - 1
+
+
+def brute_force_deterministic(plugin, scores, codes, weights, constraint, delta):
+    """Best accuracy over every combination of one threshold per group (whole tied blocks)."""
+    groups = np.unique(codes)
+    cuts = [np.append(np.unique(scores[codes == a]), np.inf) for a in groups]
+    best = -np.inf
+    for combo in itertools.product(*cuts):
+        decision = (scores >= np.array(combo)[codes]).astype(float)
+        rates = plugin.rates(decision, scores, weights, codes, constraint)
+        if rates.max() - rates.min() <= delta + 1e-12:
+            best = max(best, plugin.accuracy(decision, scores, weights))
+    return best
+
+
+@settings(max_examples=100, deadline=None)
+@given(instance=instances(max_groups=3, max_size=5), constraint=st.sampled_from(SIMPLE),
+       delta=st.one_of(st.just(0.0), st.floats(0.01, 0.6)))
+def test_deterministic_rule_is_the_best_threshold_combination(plugin, instance, constraint, delta):
+    scores, codes, weights = instance
+    assume(_valid(scores, codes, constraint))
+    fair, decision = _fit(plugin, scores, codes, weights, constraint=constraint, tolerance=delta,
+                          randomized=False)
+    assert set(np.unique(decision)) <= {0.0, 1.0} and fair.n_randomized_ == 0
+    assert plugin.accuracy(decision, scores, weights) == pytest.approx(
+        brute_force_deterministic(plugin, scores, codes, weights, constraint, delta), abs=1e-12)
+    _check_rule(plugin, fair, decision, scores, codes, weights, constraint, delta)
+
+
+def oracle_equalized_odds(plugin, scores, codes, weights, delta):
+    """Best accuracy over rules non-decreasing in the score within each group (one variable per point)."""
+    n = len(scores)
+    rows = []
+    for constraint in ("equal_opportunity", "predictive_equality"):
+        cost = plugin.costs(constraint, scores, weights)
+        rate = np.array([np.where(codes == a, cost, 0.0) / cost[codes == a].sum() for a in np.unique(codes)])
+        rows += [rate[a] - rate[b] for a, b in itertools.permutations(range(len(rate)), 2)]
+    b_ub = [delta] * len(rows)
+    for i, j in itertools.permutations(range(n), 2):  # monotone: f_j ≤ f_i when s_j ≤ s_i
+        if codes[i] == codes[j] and scores[j] <= scores[i]:
+            row = np.zeros(n)
+            row[j], row[i] = 1.0, -1.0
+            rows.append(row)
+            b_ub.append(0.0)
+    gain = weights * (2 * scores - 1) / weights.sum()
+    result = linprog(-gain, A_ub=np.array(rows), b_ub=b_ub, bounds=(0, 1), method="highs")
+    assert result.status == 0
+    return float(np.sum(weights * (1 - scores)) / weights.sum() - result.fun)
+
+
+@settings(max_examples=50, deadline=None)
+@given(instance=instances(max_groups=3, max_size=6), delta=st.one_of(st.just(0.0), st.floats(0.01, 0.5)))
+def test_equalized_odds_is_the_best_monotone_rule(plugin, instance, delta):
+    scores, codes, weights = instance
+    assume(_valid(scores, codes, "equal_opportunity") and _valid(scores, codes, "predictive_equality"))
+    fair, decision = _fit(plugin, scores, codes, weights, constraint="equalized_odds", tolerance=delta)
+    assert plugin.accuracy(decision, scores, weights) == pytest.approx(
+        oracle_equalized_odds(plugin, scores, codes, weights, delta), abs=1e-9)
+    for constraint, column in (("equal_opportunity", 0), ("predictive_equality", 1)):
+        rates = plugin.rates(decision, scores, weights, codes, constraint)
+        assert rates.max() - rates.min() <= delta + 1e-9
+        assert np.allclose([fair.group_rates_[a][column] for a in fair.groups_], rates, atol=1e-9)
+
+
+def test_equalized_odds_column_generation_matches_the_full_lp(plugin):
+    """Many blocks per group, so that column generation has to add knots to its first LP."""
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 3, 3000)
+    scores = np.clip(rng.beta(2, 3, 3000) + 0.15 * codes, 0, 1)
+    decisions = []
+    for n_initial in (2, 10**6):  # start from almost nothing, or from every knot
+        from fairkit.postprocessing import _lp
+
+        curves = group_curves(scores, codes, np.ones(3000), np.arange(3), "predictive_equality")
+        decisions.append(_lp.lp_equalized_odds(curves, 0.0, n_initial=n_initial))
+    np.testing.assert_allclose(decisions[0], decisions[1], atol=1e-9)
+
+
+def test_group_curve_is_concave_with_merged_ties():
+    scores = np.array([0.9, 0.9, 0.6, 0.2, 0.6, 0.8])
+    codes = np.array([0, 0, 0, 0, 1, 1])
+    curves = group_curves(scores, codes, np.ones(6), np.array(["a", "b"]), "demographic_parity")
+    np.testing.assert_allclose(curves[0].x, [0, 0.5, 0.75, 1.0])
+    np.testing.assert_allclose(curves[0].y, np.cumsum([0, 2 * 0.8, 0.2, -0.6]) / 6)
+    assert curves[0].peak == 2 and curves[1].peak == 2
+    assert np.all(np.diff(np.diff(curves[0].y) / np.diff(curves[0].x)) < 0)
+
+
+def test_undefined_rate_names_the_group(plugin):
+    scores = np.array([0.0, 0.0, 0.3, 0.8])
+    with pytest.raises(ValueError, match="Group 'b' has a true positive rate of 0/0"):
+        _fit(plugin, scores, np.array(["b", "b", "c", "c"]), np.ones(4), constraint="equal_opportunity")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(20))
+def test_sweep_matches_the_lp_on_larger_instances(plugin, seed):
+    rng = np.random.default_rng(seed)
+    n_groups, n = rng.integers(2, 7), 2000
+    codes = np.sort(rng.integers(0, n_groups, n))
+    codes[:n_groups] = np.arange(n_groups)
+    scores = np.round(rng.beta(2, 2, n) + 0.05 * codes, 3).clip(0, 1)  # many ties
+    weights = rng.uniform(0.5, 2.0, n)
+    for constraint in SIMPLE:
+        delta = [0.0, 0.02, 0.2][seed % 3]
+        sweep = _fit(plugin, scores, codes, weights, constraint=constraint, tolerance=delta)[1]
+        lp = _fit(plugin, scores, codes, weights, constraint=constraint, tolerance=delta, solver="lp")[1]
+        assert plugin.accuracy(sweep, scores, weights) == pytest.approx(
+            plugin.accuracy(lp, scores, weights), abs=1e-9)
+        fractional = {(a, s) for a, s, f in zip(codes, scores, sweep, strict=True) if 0 < f < 1}
+        assert len(fractional) <= n_groups - 1

@@ -1,0 +1,201 @@
+"""``fairkit audit`` end to end: synthetic CSV files (always), Adult and COMPAS (with the data)."""
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairkit.audit import AuditError, audit
+from fairkit.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN = (ROOT / "docs" / "plugin_example" / "src" / "fairkit_reweighing" / "__init__.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def synthetic_frame():
+    rng = np.random.default_rng(0)
+    n = 1000
+    sex = rng.choice(["F", "M"], size=n, p=[0.4, 0.6])
+    race = rng.choice(["p", "q"], size=n)
+    x = rng.normal(size=n) + 0.8 * (sex == "M")
+    job = rng.choice(["clerk", "nurse", "pilot"], size=n)
+    income = np.where(x + 0.5 * (job == "pilot") + 0.3 * rng.normal(size=n) > 0.6, ">50K", "<=50K")
+    frame = pd.DataFrame({"x": x, "job": job, "sex": sex, "race": race, "income": income})
+    frame.loc[::97, "x"] = np.nan  # missing feature values are imputed
+    return frame
+
+
+@pytest.fixture
+def synthetic_csv(tmp_path, synthetic_frame):
+    path = tmp_path / "people.csv"
+    synthetic_frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def reweighing(install_plugin):
+    install_plugin("fairkit_reweighing", PLUGIN)
+
+
+def _metric_names():
+    from fairkit.audit import _fairness_metrics
+
+    return {name for name, metric in _fairness_metrics().items()}
+
+
+def test_audit_prints_tables_and_writes_a_self_contained_report(synthetic_csv, tmp_path, reweighing, capsys):
+    report = tmp_path / "report.html"
+    code = main(["audit", str(synthetic_csv), "--target", "income", "--positive-label", ">50K",
+                 "--sensitive", "sex", "--method", "ReweighingClassifier", "--out", str(report),
+                 "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "700 train / 300 test rows" in out
+    header = next(line for line in out.splitlines() if "baseline" in line)
+    assert header.split() == ["baseline", "ReweighingClassifier"]
+    rows = {line.split()[0].split(".")[0] for line in out.splitlines() if line and not line.startswith(" ")}
+    assert {"accuracy", *_metric_names()} - {"group_summary", "selection_rate"} <= rows
+    assert "By group: ReweighingClassifier" in out
+    page = report.read_text()
+    assert page.count("src='data:image/png;base64,") == 2
+    assert not re.search(r"(src|href)=['\"]https?:", page)  # nothing loaded from elsewhere
+    assert "ReweighingClassifier" in page and "&gt;50K" in page
+
+
+def test_overall_and_by_group_scores_agree(synthetic_frame, reweighing):
+    result = audit(synthetic_frame, target="income", sensitive=["sex", "race"], positive_label=">50K",
+                   methods=["ReweighingClassifier"], random_state=3)
+    assert list(result.overall.columns) == ["baseline", "ReweighingClassifier"]
+    assert result.info["n_test"] == 300 and sum(result.info["groups"].values()) == 1000
+    for frame in result.by_group.values():  # four intersectional groups, every test row counted once
+        assert len(frame) == 4 and frame["count"].sum() == 300
+        # accuracy overall is the count-weighted mean of the per-group accuracies
+        overall = np.average(frame["accuracy"], weights=frame["count"])
+        assert overall in [pytest.approx(v) for v in result.overall.loc["accuracy"]]
+    assert result.overall.loc["accuracy", "baseline"] > 0.75
+
+
+def test_reweighing_narrows_the_selection_rate_gap(synthetic_frame, reweighing):
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
+                   methods=["ReweighingClassifier"])
+    gap = result.overall.loc["demographic_parity_difference"]
+    assert gap["ReweighingClassifier"] < gap["baseline"]
+
+
+BROKEN_METHOD = '''
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from fairkit import hookimpl
+
+
+class BrokenClassifier(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y, *, sensitive_features=None):
+        raise RuntimeError("diverged")
+
+
+@hookimpl
+def fairkit_estimators():
+    return [BrokenClassifier]
+'''
+
+
+def test_a_failing_method_is_reported_and_exits_1(synthetic_csv, install_plugin, capsys):
+    install_plugin("brokenmethod", BROKEN_METHOD)
+    code = main(["audit", str(synthetic_csv), "--target", "income", "--positive-label", ">50K",
+                 "--sensitive", "sex", "--method", "BrokenClassifier", "--metric",
+                 "demographic_parity_difference", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "BrokenClassifier failed: RuntimeError: diverged" in out
+    table = out.split("Test-set metrics")[1].split("\n\n")[0].splitlines()[2:]
+    assert [line.split()[0] for line in table] == ["accuracy", "demographic_parity_difference", "fit"]
+    assert "By group" not in out  # group_summary, which makes that table, was not asked for
+
+
+def test_without_fair_methods_only_the_baseline_is_fitted(synthetic_frame):
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[])
+    assert list(result.overall.columns) == ["baseline"]
+    assert any("only the baseline" in note for note in result.notes)
+
+
+def _bad(args, capsys):
+    code = main(["audit", *args, "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--target", "income", "--sensitive", "sex"], "give --positive-label to say which one is positive"),
+    (["--target", "x", "--sensitive", "sex"], "give --positive-label to make it binary"),
+    (["--target", "salary", "--sensitive", "sex"], "unknown target column 'salary'"),
+    (["--target", "income", "--sensitive", "sex,gender", "--positive-label", ">50K"],
+     "unknown sensitive column 'gender'"),
+    (["--target", "income", "--sensitive", "sex", "--positive-label", "rich"],
+     "positive label 'rich' is not"),
+    (["--target", "income", "--sensitive", "sex", "--positive-label", ">50K", "--method", "NoSuchMethod"],
+     "method 'NoSuchMethod' is not registered"),
+    (["--target", "income", "--sensitive", "sex", "--positive-label", ">50K", "--test-size", "1.5"],
+     "--test-size must be between 0 and 1"),
+    (["--target", "income", "--sensitive", "income", "--positive-label", ">50K"],
+     "cannot be both the target and a sensitive column"),
+    (["--target", "income", "--sensitive", "sex", "--positive-label", ">50K", "--metric", "fairness"],
+     "unknown metric 'fairness'; usable metrics: "),
+])
+def test_bad_input_is_one_line_and_exit_code_2(synthetic_csv, args, message, capsys):
+    assert message in _bad([str(synthetic_csv), *args], capsys)
+
+
+def test_missing_file(tmp_path, capsys):
+    assert "file not found" in _bad([str(tmp_path / "nope.csv"), "--target", "y", "--sensitive", "s"], capsys)
+
+
+def test_group_of_size_one_and_no_report_written(tmp_path, synthetic_frame, capsys):
+    frame = synthetic_frame.copy()
+    frame.loc[5, "sex"] = "X"
+    path = tmp_path / "one.csv"
+    frame.to_csv(path, index=False)
+    report = tmp_path / "report.html"
+    err = _bad([str(path), "--target", "income", "--positive-label", ">50K", "--sensitive", "sex",
+                "--out", str(report)], capsys)
+    assert "group 'X' of sex has only one row" in err
+    assert not report.exists()
+
+
+def test_report_folder_must_exist(synthetic_csv, tmp_path, capsys):
+    err = _bad([str(synthetic_csv), "--target", "income", "--positive-label", ">50K", "--sensitive", "sex",
+                "--out", str(tmp_path / "missing" / "report.html")], capsys)
+    assert "does not exist" in err
+
+
+def test_audit_error_is_a_value_error():
+    with pytest.raises(ValueError, match="at least one sensitive column"):
+        audit(pd.DataFrame({"y": [0, 1]}), target="y", sensitive=[])
+    assert issubclass(AuditError, ValueError)
+
+
+@pytest.mark.data
+@pytest.mark.parametrize(("loader", "sensitive"), [("load_adult", "sex,race"), ("load_compas", "race")])
+def test_audit_on_public_data(loader, sensitive, data_home, tmp_path, capsys):
+    from fairkit.registry import all_datasets
+
+    loaders = all_datasets()
+    if loader not in loaders:
+        pytest.skip(f"{loader} is not registered in this installation")
+    frame = loaders[loader](data_home=data_home, as_frame=True).frame
+    frame = frame.sample(n=min(len(frame), 6000), random_state=0)  # a few seconds per audit
+    path = tmp_path / f"{loader}.csv"
+    frame.to_csv(path, index=False)
+    report = tmp_path / "report.html"
+    code = main(["audit", str(path), "--target", frame.columns[-1], "--sensitive", sensitive,
+                 "--out", str(report), "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0
+    n_test = math.ceil(0.3 * len(frame.dropna(subset=[frame.columns[-1], *sensitive.split(",")])))
+    assert f"/ {n_test} test rows" in out
+    assert "demographic_parity_difference" in out and report.stat().st_size > 10_000

@@ -1,0 +1,36 @@
+"""The README's quick start runs as written."""
+
+import re
+from pathlib import Path
+
+import sklearn
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _section(title):
+    text = README.read_text()
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end > 0 else None]
+
+
+def test_quick_start_runs(capsys):
+    blocks = re.findall(r"```python\n(.*?)```", _section("Quick start"), flags=re.S)
+    assert blocks, "the quick start has no python block"
+    try:
+        for block in blocks:
+            exec(compile(block, str(README), "exec"), {})
+    finally:
+        sklearn.set_config(enable_metadata_routing=False)
+    printed = capsys.readouterr().out.split()
+    assert float(printed[0]) < 0.1  # the fair model's demographic parity difference on test data
+
+
+def test_set_up_commands_match_ci():
+    commands = re.findall(r"```bash\n(.*?)```", _section("Set up"), flags=re.S)
+    ci = (README.parent / ".ci" / "run").read_text()
+    test_command = commands[1].strip()
+    install, run = test_command.rsplit(" && ", 1)
+    assert install in ci.replace("pip install -q ", "pip install ")
+    assert re.search(rf"^{re.escape(run)}$", ci, flags=re.M), f"CI does not run {run!r}"

@@ -1,0 +1,103 @@
+"""GridSearchCV with metadata routing of sensitive_features on joblib's loky and Dask backends.
+
+Every registered estimator whose ``fit`` takes ``sensitive_features`` is searched over (the
+first two of) its ``get_test_params()`` with ``n_jobs=2``; every fold's scores, including those of a
+fairness scorer that reads the fold's own sensitive features, must equal those of a
+sequential search. The Dask case starts a ``distributed.LocalCluster`` with two
+worker processes on loopback (``-m dask`` selects it).
+"""
+
+import inspect
+
+import joblib
+import numpy as np
+import pytest
+from sklearn import config_context
+from sklearn.base import clone, is_classifier
+from sklearn.model_selection import GridSearchCV, KFold
+
+from fairkit.metrics import make_fairness_scorer
+from fairkit.registry import all_estimators
+
+SEARCHABLE = [cls for _, cls in all_estimators()
+              if "sensitive_features" in inspect.signature(cls.fit).parameters]
+
+
+def _search(cls, search_case):
+    """A sequential GridSearchCV over ``cls.get_test_params()``, its data and fit params."""
+    case = search_case(cls)
+    # two candidates and two folds: four fits to spread over two workers
+    grid = [{key: [value] for key, value in params.items()} for params in cls.get_test_params()[:2]]
+    if "random_state" in case.estimator.get_params():
+        grid = [{**g, "random_state": [0]} for g in grid]
+    scoring, fit_params = {"default": case.scoring}, case.fit_params
+    if is_classifier(case.estimator) and case.groups is not None:
+        # a fairness scorer, which gets each fold's own sensitive features
+        scoring["dp"] = make_fairness_scorer("demographic_parity_difference")
+        fit_params = {"sensitive_features": case.groups}
+    search = GridSearchCV(case.estimator, grid, cv=case.cv or FOLDS, scoring=scoring, refit="default")
+    return search, case.X, case.y, fit_params
+
+
+FOLDS = KFold(2, shuffle=True, random_state=0)
+
+
+def _check_parallel_matches_sequential(cls, backend, search_case):
+    with config_context(enable_metadata_routing=True):
+        search, X, y, fit_params = _search(cls, search_case)
+        sequential = search.fit(X, y, **fit_params).cv_results_
+        with joblib.parallel_backend(backend):
+            parallel = clone(search).set_params(n_jobs=2).fit(X, y, **fit_params).cv_results_
+    scores = [key for key in sequential if key.startswith("split") and "_test_" in key]
+    assert scores
+    for key in scores:
+        np.testing.assert_array_equal(parallel[key], sequential[key], err_msg=key)
+
+
+@pytest.mark.parametrize("cls", SEARCHABLE, ids=lambda cls: cls.__name__)
+def test_grid_search_on_loky(cls, search_case):
+    _check_parallel_matches_sequential(cls, "loky", search_case)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.mark.dask
+@pytest.mark.parametrize("cls", SEARCHABLE, ids=lambda cls: cls.__name__)
+def test_grid_search_on_dask(cls, dask_client, search_case):
+    _check_parallel_matches_sequential(cls, "dask", search_case)
+
+
+@pytest.mark.dask
+def test_plugin_estimator_on_dask(install_plugin, tmp_path, dask_client, search_case):
+    """A plugin's estimator runs on workers that were given its module (here by upload_file)."""
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "docs" / "plugin_example" / "src" / "fairkit_reweighing"
+    install_plugin("fairkit_reweighing", (source / "__init__.py").read_text())
+    dask_client.upload_file(str(tmp_path / "fairkit_reweighing.py"))
+    from fairkit.registry import get_estimator
+
+    _check_parallel_matches_sequential(get_estimator("ReweighingClassifier"), "dask", search_case)
+
+
+@pytest.fixture(scope="module")
+def ray_backend():
+    ray = pytest.importorskip("ray", reason="ray is not installed (it is in no extra: large wheels)")
+    from ray.util.joblib import register_ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    register_ray()
+    yield
+    ray.shutdown()
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("cls", SEARCHABLE, ids=lambda cls: cls.__name__)
+def test_grid_search_on_ray(cls, ray_backend, search_case):
+    _check_parallel_matches_sequential(cls, "ray", search_case)
