@@ -151,7 +151,8 @@ class _BaseFairICP(BaseEstimator):
             a, mu = np.zeros((n_samples, 0), dtype=np.float32), 0.0
         else:
             frame = resolve_sensitive_features(self, X, sensitive_features)
-            a, mu = sensitive_encoder(frame).transform(frame).astype(np.float32), float(self.mu)
+            encoded = sensitive_encoder(frame).transform(frame)
+            a, mu = StandardScaler().fit_transform(encoded).astype(np.float32), float(self.mu)
         rng = check_random_state(self.random_state)
         density_seed, sampler_seed, torch_seed = rng.randint(np.iinfo(np.int32).max, size=3)
         sampler = None
