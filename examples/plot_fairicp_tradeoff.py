@@ -6,11 +6,11 @@ FairICP (Lai & Guan, ICML 2025) trains a network against a discriminator that te
 the sensitive attributes A from copies Ã drawn by inverse conditional permutation;
 the weight ``mu`` of that adversarial loss sets the trade-off between accuracy and
 equalized odds (Ŷ ⊥ A | Y). This example traces it on synthetic data, next to
-fairlearn's
-``ExponentiatedGradient(EqualizedOdds())`` around a logistic regression, over its
-``eps``. The data hold a fair signal and one proxy feature that mixes the label with a
-three-valued group: a plain model uses the proxy and violates equalized odds. Fairness is measured by the equalized-odds deviation (DEO, summed over labels
-and groups) and by the kernel partial correlation ρ²(Ŷ, A | Y).
+fairlearn's ``ExponentiatedGradient(EqualizedOdds())`` around a logistic regression,
+over its ``eps``. The data hold a fair signal and one proxy feature that mixes the label
+with a three-valued group: a plain model uses the proxy and violates equalized odds.
+Fairness is measured by the equalized-odds deviation (DEO, summed over labels and
+groups) and by the kernel partial correlation ρ²(Ŷ, A | Y).
 """
 
 import warnings
