@@ -9,12 +9,14 @@ from fairkit.hookspecs import hookimpl
 
 @hookimpl
 def fairkit_estimators():
+    from fairkit.adversarial import FairICPClassifier, FairICPRegressor
     from fairkit.cluster import FairSpectralClustering
     from fairkit.postprocessing import RandomizedFairBOC
     from fairkit.ranking import SelectiveRanker
     from fairkit.scheduling import MMSScheduler
 
-    return [FairSpectralClustering, MMSScheduler, RandomizedFairBOC, SelectiveRanker]
+    return [FairICPClassifier, FairICPRegressor, FairSpectralClustering, MMSScheduler,
+            RandomizedFairBOC, SelectiveRanker]
 
 
 @hookimpl
@@ -36,7 +38,16 @@ def fairkit_datasets():
 def fairkit_search_spaces():
     from scipy.stats import uniform
 
+    fair_icp = {
+        "mu": [0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9],
+        "batch_size": [64, 128, 256, 512],
+        "lr": [1e-4, 1e-3, 1e-2],
+        "lr_discriminator": [1e-5, 1e-4, 1e-3],
+        "max_epochs": [20, 50, 100, 200],
+    }
     return {
+        "FairICPClassifier": fair_icp,
+        "FairICPRegressor": fair_icp,
         "FairSpectralClustering": {
             "n_clusters": [2, 3, 4, 5, 6, 8, 10],
             "affinity": ["rbf", "nearest_neighbors"],
@@ -56,10 +67,12 @@ def fairkit_search_spaces():
 
 @hookimpl
 def fairkit_demos():
+    from fairkit.adversarial._demo import demo as fair_icp_demo
     from fairkit.cluster._fair_spectral import demo as fair_spectral_demo
     from fairkit.postprocessing._demo import demo as fair_boc_demo
     from fairkit.ranking._demo import demo as selective_ranking_demo
     from fairkit.scheduling._demo import demo as mms_scheduling_demo
 
     return {"fair_boc": fair_boc_demo, "fair_spectral": fair_spectral_demo,
-            "mms_scheduling": mms_scheduling_demo, "selective_ranking": selective_ranking_demo}
+            "fairicp": fair_icp_demo, "mms_scheduling": mms_scheduling_demo,
+            "selective_ranking": selective_ranking_demo}

@@ -11,6 +11,7 @@ from fairkit.metrics._group import (
     selection_rate,
     true_positive_rate_difference,
 )
+from fairkit.metrics._independence import equalized_odds_test, kernel_partial_correlation
 from fairkit.metrics._ranking import abstention_rate, disagreement_rate, ranking_stability
 from fairkit.metrics._scorer import make_fairness_scorer
 
@@ -22,8 +23,10 @@ __all__ = [
     "disagreement_rate",
     "equalized_odds_deviation",
     "equalized_odds_difference",
+    "equalized_odds_test",
     "false_positive_rate_difference",
     "group_summary",
+    "kernel_partial_correlation",
     "make_fairness_scorer",
     "normalized_cut",
     "ranking_stability",

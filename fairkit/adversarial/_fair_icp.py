@@ -1,0 +1,459 @@
+"""FairICP: equalized odds by adversarial learning on inverse conditional permutations.
+
+Lai & Guan, "FairICP: Encouraging Equalized Odds via Inverse Conditional Permutation",
+ICML 2025 (PMLR 267:32228-32245, arXiv:2404.05678).
+"""
+
+import importlib
+import numbers
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from scipy.special import softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
+
+from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
+from fairkit.utils._icp import ICPSampler
+from fairkit.utils.validation import NO_GROUP, fit_groups, resolve_sensitive_features
+
+__all__ = ["FairICPClassifier", "FairICPRegressor"]
+
+
+def _torch_side():
+    """The private module with the torch networks, imported on first fit or predict."""
+    try:
+        return importlib.import_module("fairkit.adversarial._net")
+    except ImportError as error:
+        raise ImportError("FairICP estimators need torch and skorch: "
+                          'pip install "fairkit[nn]"') from error
+
+
+@contextmanager
+def _all_or_nothing(estimator):
+    """Restore the estimator's attributes if the block fails: a failed fit leaves no trace."""
+    before = dict(vars(estimator))
+    try:
+        yield
+    except BaseException:
+        vars(estimator).clear()
+        vars(estimator).update(before)
+        raise
+
+
+def _check_layer_sizes(name, sizes):
+    sizes = tuple(sizes)
+    if not all(isinstance(s, numbers.Integral) and s > 0 for s in sizes):
+        raise ValueError(f"{name} must be a sequence of positive integers, got {sizes!r}.")
+    return sizes
+
+
+def _without_columns(X, cols, n_features):
+    """``X`` without the columns named (or numbered) by ``cols``."""
+    cols = [cols] if isinstance(cols, str | numbers.Integral) else list(cols)
+    frame = isinstance(X, pd.DataFrame)
+    if frame:
+        cols = [c if isinstance(c, numbers.Integral) else X.columns.get_loc(c) for c in cols]
+    else:
+        X = X.toarray() if sparse.issparse(X) else np.asarray(X)
+    keep = np.setdiff1d(np.arange(n_features), np.mod(cols, n_features))
+    if not len(keep):
+        raise ValueError("sensitive_cols names every column of X; FairICP needs other features "
+                         "to predict from.")
+    return X.iloc[:, keep] if frame else X[:, keep]
+
+
+class _BaseFairICP(BaseEstimator):
+    """What the classifier and the regressor share: validation, ICP, the training net."""
+
+    _parameter_constraints = {
+        "hidden_layer_sizes": ["array-like"],
+        "mu": [Interval(numbers.Real, 0, 1, closed="left")],
+        "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
+        "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "lr": [Interval(numbers.Real, 0, None, closed="neither")],
+        "lr_discriminator": [Interval(numbers.Real, 0, None, closed="neither")],
+        "discriminator_hidden": ["array-like"],
+        "discriminator_steps": [Interval(numbers.Integral, 1, None, closed="left")],
+        "icp_sweeps": [Interval(numbers.Integral, 1, None, closed="left")],
+        "density_estimator": [StrOptions({"auto"}), HasMethods(["fit"])],
+        "sensitive_cols": [None, str, numbers.Integral, "array-like"],
+        "device": [str],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, hidden_layer_sizes=(64,), *, mu=0.5, max_epochs=100, batch_size=256, lr=1e-3,
+                 lr_discriminator=1e-4, discriminator_hidden=(64, 64, 64), discriminator_steps=1,
+                 icp_sweeps=50, density_estimator="auto", sensitive_cols=None, device="cpu",
+                 random_state=None, verbose=0):
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.mu = mu
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.lr_discriminator = lr_discriminator
+        self.discriminator_hidden = discriminator_hidden
+        self.discriminator_steps = discriminator_steps
+        self.icp_sweeps = icp_sweeps
+        self.density_estimator = density_estimator
+        self.sensitive_cols = sensitive_cols
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @classmethod
+    def get_test_params(cls):
+        """Small, fast parameter sets for the common checks."""
+        return [{"max_epochs": 8, "batch_size": 32, "lr": 3e-2, "lr_discriminator": 1e-3,
+                 "mu": 0.5, "icp_sweeps": 5, "random_state": 0}]
+
+    def fit(self, X, y, *, sensitive_features=None):
+        """Train the predictor against the discriminator of ICP copies of the sensitive attributes.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training features. With ``sensitive_cols``, those columns are the sensitive
+            attributes and are not given to the predictor.
+        y : array-like of shape (n_samples,)
+            Targets.
+        sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), default=None
+            Sensitive attributes: continuous (numeric columns), categorical (strings,
+            booleans, categories) or both. Without them (nor ``sensitive_cols``) the
+            estimator warns and trains the unconstrained network.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        with _all_or_nothing(self):
+            self._fit(X, y, sensitive_features)
+        return self
+
+    def _fit(self, X, y, sensitive_features):
+        hidden = _check_layer_sizes("hidden_layer_sizes", self.hidden_layer_sizes)
+        discriminator_hidden = _check_layer_sizes("discriminator_hidden", self.discriminator_hidden)
+        groups, _ = fit_groups(self, X, sensitive_features)
+        unconstrained = len(groups) == 1 and isinstance(groups[0], str) and groups[0] == NO_GROUP
+        X_net, y = self._validate_fit_data(X, y)
+        y_net, y_density = self._encode_target(y)
+        n_samples = len(y_net)
+        if unconstrained:
+            a, mu = np.zeros((n_samples, 0), dtype=np.float32), 0.0
+        else:
+            frame = resolve_sensitive_features(self, X, sensitive_features)
+            encoded = sensitive_encoder(frame).transform(frame)
+            a, mu = StandardScaler().fit_transform(encoded).astype(np.float32), float(self.mu)
+        rng = check_random_state(self.random_state)
+        density_seed, sampler_seed, torch_seed = rng.randint(np.iinfo(np.int32).max, size=3)
+        sampler = None
+        if mu > 0:
+            sampler = self._sensitive_sampler(a, y_density, density_seed, sampler_seed)
+        x_scaler = StandardScaler().fit(X_net)
+        torch_side = _torch_side()
+        n_outputs = self._n_outputs()
+        y_width = n_outputs if self._is_classifier else 1
+        net = torch_side.AdversarialNet(
+            module=torch_side.MLP, module__n_inputs=X_net.shape[1], module__n_outputs=n_outputs,
+            module__hidden_layer_sizes=hidden, criterion=self._criterion(torch_side),
+            optimizer=torch_side.torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs,
+            batch_size=self.batch_size, train_split=None, iterator_train=torch_side.Minibatches,
+            iterator_train__shuffle=True,
+            device=self.device, verbose=self.verbose,
+            discriminator=torch_side.MLP,
+            discriminator__n_inputs=n_outputs + a.shape[1] + y_width, discriminator__n_outputs=1,
+            discriminator__hidden_layer_sizes=discriminator_hidden,
+            discriminator_optimizer=torch_side.torch.optim.Adam,
+            discriminator_optimizer__lr=self.lr_discriminator,
+            mu=mu, discriminator_steps=self.discriminator_steps, sensitive_sampler=sampler)
+        data = {"x": x_scaler.transform(X_net).astype(np.float32), "a": a,
+                "index": np.arange(n_samples)}
+        with torch_side.seeded(torch_seed):
+            net.fit(data, y_net)
+        net.sensitive_sampler = None  # the sampler holds O(n) training arrays; training is over
+        vars(net).pop("a_tilde_", None)
+        self.net_ = net
+        self.x_scaler_ = x_scaler
+        self.groups_ = groups
+        self.history_ = [{key: value for key, value in epoch.items() if key != "batches"}
+                         for epoch in net.history]
+        return self
+
+    def _sensitive_sampler(self, a, y_density, density_seed, sampler_seed):
+        """The source of a fresh Ã each epoch: ICP under a fitted q̂(y | a)."""
+        log_likelihood = fit_log_likelihood(a, y_density, classification=self._is_classifier,
+                                            estimator=self.density_estimator,
+                                            random_state=density_seed)
+        return ICPSampler(log_likelihood, n_sweeps=self.icp_sweeps, random_state=sampler_seed)
+
+    def _validate_fit_data(self, X, y):
+        """Validate ``X`` and ``y``; return the predictor's input (without sensitive columns) and y."""
+        checks = {"dtype": np.float64, "y_numeric": not self._is_classifier}
+        if self.sensitive_cols is None:
+            return validate_data(self, X, y, **checks)
+        validate_data(self, X, y, skip_check_array=True)
+        return check_X_y(self._without_sensitive_columns(X), y, estimator=self, **checks)
+
+    def _network_input(self, X):
+        """Validate new samples and return the predictor's input."""
+        if self.sensitive_cols is None:
+            return validate_data(self, X, reset=False, dtype=np.float64)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return check_array(self._without_sensitive_columns(X), dtype=np.float64,
+                           estimator=self)
+
+    def _without_sensitive_columns(self, X):
+        resolve_sensitive_features(self, X, None)  # the named columns must exist
+        return _without_columns(X, self.sensitive_cols, self.n_features_in_)
+
+    def _network_output(self, X):
+        check_is_fitted(self)
+        X_net = self._network_input(X)
+        return _torch_side().forward(self.net_, self.x_scaler_.transform(X_net))
+
+
+class FairICPClassifier(ClassifierMixin, _BaseFairICP):
+    """Neural network classifier trained towards equalized odds with FairICP.
+
+    Equalized odds asks that predictions be independent of the sensitive attributes
+    A given the label: Ŷ ⊥ A | Y. FairICP (Lai & Guan, ICML 2025) draws Ã by inverse
+    conditional permutation (Ã ⊥ (X, Ŷ) | Y, with (Ã, Y) distributed like (A, Y)), so
+    (Ŷ, Ã, Y) and (Ŷ, A, Y) have the same law exactly when equalized odds holds. A
+    discriminator learns to tell them apart, and the predictor minimizes
+    ``(1 - mu) · cross-entropy + mu · (discriminator loss with flipped labels)``.
+    ICP needs only the one-dimensional density of Y | A, so A may have several
+    continuous, categorical or mixed columns.
+
+    Parameters
+    ----------
+    hidden_layer_sizes : tuple of int, default=(64,)
+        Hidden ReLU layers of the predictor, which sees X only (never A).
+    mu : float in [0, 1), default=0.5
+        Weight of the adversarial loss; ``mu=0`` is the unconstrained network.
+    max_epochs : int, default=100
+        Training epochs; each draws a fresh Ã.
+    batch_size : int, default=256
+        Minibatch size of both networks.
+    lr : float, default=1e-3
+        Adam learning rate of the predictor.
+    lr_discriminator : float, default=1e-4
+        Adam learning rate of the discriminator.
+    discriminator_hidden : tuple of int, default=(64, 64, 64)
+        Hidden ReLU layers of the discriminator.
+    discriminator_steps : int, default=1
+        Passes over the data updating the discriminator per epoch, before the
+        predictor's pass.
+    icp_sweeps : int, default=50
+        Sweeps of the ICP Markov chain: burn-in, and between the burnt-in state and
+        each epoch's copy.
+    density_estimator : "auto" or classifier, default="auto"
+        Model of P(Y | A) for ICP, fitted on the encoded attributes (numeric columns
+        standardized, others one-hot). "auto" is scikit-learn's ``MLPClassifier`` with
+        64 hidden units fitted by L-BFGS; any classifier with ``predict_proba`` works.
+    sensitive_cols : str, int or list, default=None
+        Columns of X holding the sensitive attributes (instead of ``sensitive_features``).
+    device : str, default="cpu"
+        Torch device.
+    random_state : int, RandomState or None, default=None
+        Seed of the density model, the ICP chain and the networks (initialization and
+        shuffling); the global random generators are left untouched.
+    verbose : int, default=0
+        Print per-epoch losses and a progress bar.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    groups_ : ndarray
+        Distinct values (tuples for several columns) of the sensitive attributes seen in fit.
+    history_ : list of dict
+        Per epoch: ``train_loss`` (combined), ``train_task_loss`` (cross-entropy),
+        ``discriminator_loss`` (when ``mu > 0``) and ``dur`` (seconds).
+    net_ : skorch NeuralNet
+        The trained networks (``net_.module_`` predictor, ``net_.discriminator_``).
+    x_scaler_ : StandardScaler
+        Standardization of the predictor's input.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of str
+        Feature names seen during fit, if X had string column names.
+
+    See Also
+    --------
+    FairICPRegressor : the same method for real targets.
+    fairkit.metrics.equalized_odds_test : a permutation test of Ŷ ⊥ A | Y.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairkit.adversarial import FairICPClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 400)
+    >>> X = np.column_stack([rng.normal(size=400) + a, rng.normal(size=400)])
+    >>> y = (X[:, 0] + 0.5 * rng.normal(size=400) > 0.5).astype(int)
+    >>> clf = FairICPClassifier(mu=0.5, max_epochs=5, random_state=0)
+    >>> clf.fit(X, y, sensitive_features=a).predict_proba(X[:2]).shape
+    (2, 2)
+    """
+
+    _is_classifier = True
+
+    def _encode_target(self, y):
+        check_classification_targets(y)
+        classes, codes = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; "
+                             f"y has 1 class ({classes[0]!r}).")
+        self.classes_ = classes
+        return codes.astype(np.int64), codes
+
+    def _n_outputs(self):
+        return len(self.classes_)
+
+    def _criterion(self, torch_side):
+        return torch_side.torch.nn.CrossEntropyLoss
+
+    def predict_proba(self, X):
+        """Class probabilities (softmax of the predictor's logits).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probability of each class in ``classes_`` order.
+        """
+        return softmax(self._network_output(X), axis=1)
+
+    def predict(self, X):
+        """Most probable class.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted labels.
+        """
+        logits = self._network_output(X)
+        return self.classes_[np.argmax(logits, axis=1)]
+
+
+class FairICPRegressor(RegressorMixin, _BaseFairICP):
+    """Neural network regressor trained towards equalized odds with FairICP.
+
+    The regression form of :class:`FairICPClassifier` (Lai & Guan, ICML 2025): the
+    predictor minimizes ``(1 - mu) · squared error + mu · (discriminator loss with
+    flipped labels)``, where the discriminator tells (ŷ, A, y) from (ŷ, Ã, y) and Ã is
+    drawn by inverse conditional permutation under a heteroscedastic Gaussian model
+    of Y | A. Targets are standardized internally and predictions mapped back.
+
+    Parameters
+    ----------
+    hidden_layer_sizes : tuple of int, default=(64,)
+        Hidden ReLU layers of the predictor, which sees X only (never A).
+    mu : float in [0, 1), default=0.5
+        Weight of the adversarial loss; ``mu=0`` is the unconstrained network.
+    max_epochs : int, default=100
+        Training epochs; each draws a fresh Ã.
+    batch_size : int, default=256
+        Minibatch size of both networks.
+    lr : float, default=1e-3
+        Adam learning rate of the predictor.
+    lr_discriminator : float, default=1e-4
+        Adam learning rate of the discriminator.
+    discriminator_hidden : tuple of int, default=(64, 64, 64)
+        Hidden ReLU layers of the discriminator.
+    discriminator_steps : int, default=1
+        Passes over the data updating the discriminator per epoch.
+    icp_sweeps : int, default=50
+        Sweeps of the ICP Markov chain (burn-in, and per epoch's copy).
+    density_estimator : "auto" or regressor, default="auto"
+        Gaussian model of Y | A for ICP. "auto" fits ``N(μ(a), σ²(a))`` with a
+        one-hidden-layer network (what the reference's one-dimensional normalizing flow
+        amounts to); any regressor with ``predict(a, return_std=True)`` works
+        (``BayesianRidge``, ``GaussianProcessRegressor``).
+    sensitive_cols : str, int or list, default=None
+        Columns of X holding the sensitive attributes (instead of ``sensitive_features``).
+    device : str, default="cpu"
+        Torch device.
+    random_state : int, RandomState or None, default=None
+        Seed of the density model, the ICP chain and the networks.
+    verbose : int, default=0
+        Print per-epoch losses and a progress bar.
+
+    Attributes
+    ----------
+    groups_ : ndarray
+        Distinct values (tuples for several columns) of the sensitive attributes seen in fit.
+    history_ : list of dict
+        Per epoch: ``train_loss``, ``train_task_loss`` (squared error on the
+        standardized target), ``discriminator_loss`` (when ``mu > 0``) and ``dur``.
+    net_ : skorch NeuralNet
+        The trained networks.
+    x_scaler_ : StandardScaler
+        Standardization of the predictor's input.
+    y_mean_, y_scale_ : float
+        Standardization of the target.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of str
+        Feature names seen during fit, if X had string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairkit.adversarial import FairICPRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.normal(size=(300, 2))
+    >>> X = np.column_stack([a.sum(axis=1) + rng.normal(size=300), rng.normal(size=300)])
+    >>> y = X[:, 0] + X[:, 1] + rng.normal(size=300)
+    >>> reg = FairICPRegressor(mu=0.5, max_epochs=5, random_state=0)
+    >>> reg.fit(X, y, sensitive_features=a).predict(X[:3]).shape
+    (3,)
+    """
+
+    _is_classifier = False
+
+    def _encode_target(self, y):
+        y = np.asarray(y, dtype=np.float64)
+        self.y_mean_, self.y_scale_ = float(y.mean()), float(y.std()) or 1.0
+        standardized = (y - self.y_mean_) / self.y_scale_
+        return standardized.astype(np.float32)[:, None], standardized
+
+    def _n_outputs(self):
+        return 1
+
+    def _criterion(self, torch_side):
+        return torch_side.torch.nn.MSELoss
+
+    def predict(self, X):
+        """Predicted targets.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predictions on the scale of the training targets.
+        """
+        standardized = self._network_output(X)[:, 0]
+        return self.y_mean_ + self.y_scale_ * standardized

@@ -1,0 +1,202 @@
+"""The torch side of FairICP: the networks and a skorch ``NeuralNet`` that trains them.
+
+Imported only when a FairICP estimator fits or predicts, so that ``import fairkit``
+never imports torch or skorch.
+"""
+
+import copy
+from contextlib import contextmanager
+
+import torch
+from skorch import NeuralNet
+from skorch.callbacks import PassthroughScoring, ProgressBar
+from skorch.dataset import unpack_data
+from skorch.utils import TeeGenerator, to_device
+from torch import nn
+from torch.nn import functional as F
+
+__all__ = ["AdversarialNet", "MLP", "Minibatches", "forward", "seeded", "single_threaded"]
+
+
+class MLP(nn.Module):
+    """A fully connected ReLU network: ``n_inputs → hidden_layer_sizes → n_outputs``."""
+
+    def __init__(self, n_inputs, n_outputs, hidden_layer_sizes=(64,)):
+        super().__init__()
+        layers, width = [], n_inputs
+        for size in hidden_layer_sizes:
+            layers += [nn.Linear(width, size), nn.ReLU()]
+            width = size
+        layers.append(nn.Linear(width, n_outputs))
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class Minibatches:
+    """Shuffled minibatches of a skorch ``Dataset`` whose X is a dict of arrays.
+
+    Slices whole batches out of tensors made once, instead of a ``DataLoader``
+    collating one sample at a time (which costs more than these small networks).
+    Shuffling draws from torch's global generator, which the estimator seeds in a
+    forked state.
+    """
+
+    def __init__(self, dataset, batch_size, shuffle=False):
+        self.X = {key: torch.as_tensor(value) for key, value in dataset.X.items()}
+        self.y = torch.as_tensor(dataset.y)
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+
+    def __len__(self):
+        return -(-len(self.y) // self.batch_size)
+
+    def __iter__(self):
+        n = len(self.y)
+        order = torch.randperm(n) if self.shuffle else torch.arange(n)
+        for rows in order.split(self.batch_size):
+            yield {key: value[rows] for key, value in self.X.items()}, self.y[rows]
+
+
+class AdversarialNet(NeuralNet):
+    """A skorch net trained to fool a discriminator of (ŷ, Ã, y) against (ŷ, A, y).
+
+    ``module_`` is the predictor f, ``discriminator_`` the discriminator D, each with
+    its own Adam optimizer (``optimizer_``, ``discriminator_optimizer_``), registered
+    the skorch way so that ``module__*``, ``discriminator__*``, ``optimizer__*`` and
+    ``discriminator_optimizer__*`` parameters work. The training data ``X`` is a dict
+    with ``"x"`` (features), ``"a"`` (encoded sensitive attributes) and ``"index"`` (row
+    numbers); at the start of every epoch ``sensitive_sampler.sample(1)`` draws a
+    fresh permutation ``order``, and row k's Ã is ``a[order[k]]``.
+
+    Each epoch runs ``discriminator_steps`` passes that update D with f frozen
+    (real = (ŷ, Ã, y) labelled 1, fake = (ŷ, A, y) labelled 0), then one pass that
+    updates f on ``(1 - mu) · task loss + mu · D's loss with flipped labels``. D sees
+    the predictor's raw output (logits in classification), the attributes and y
+    (one-hot in classification). ``mu == 0`` trains f alone.
+    """
+
+    def __init__(self, module, criterion, *args, discriminator=MLP,
+                 discriminator_optimizer=torch.optim.Adam, mu=0.5, discriminator_steps=1,
+                 sensitive_sampler=None, **kwargs):
+        super().__init__(module, criterion, *args, **kwargs)
+        self.discriminator = discriminator
+        self.discriminator_optimizer = discriminator_optimizer
+        self.mu = mu
+        self.discriminator_steps = discriminator_steps
+        self.sensitive_sampler = sensitive_sampler
+
+    def initialize_module(self):
+        super().initialize_module()
+        self.discriminator_ = self.initialized_instance(self.discriminator,
+                                                        self.get_params_for("discriminator"))
+        return self
+
+    def initialize_optimizer(self, *args, **kwargs):
+        args, kwargs = self.get_params_for_optimizer("optimizer", self.module_.named_parameters())
+        self.optimizer_ = self.optimizer(*args, **kwargs)
+        args, kwargs = self.get_params_for_optimizer("discriminator_optimizer",
+                                                     self.discriminator_.named_parameters())
+        self.discriminator_optimizer_ = self.discriminator_optimizer(*args, **kwargs)
+        return self
+
+    def get_default_callbacks(self):
+        callbacks = [*super().get_default_callbacks(),
+                     ("train_task_loss", PassthroughScoring(name="train_task_loss", on_train=True))]
+        if self.verbose:
+            callbacks.append(("progress_bar", ProgressBar()))
+        return callbacks
+
+    def on_epoch_begin(self, net, dataset_train=None, dataset_valid=None, **kwargs):
+        super().on_epoch_begin(net, dataset_train, dataset_valid, **kwargs)
+        if self.mu > 0:
+            order = self.sensitive_sampler.sample(1)[0]
+            self.a_tilde_ = torch.as_tensor(dataset_train.X["a"][order], device=self.device)
+
+    def run_single_epoch(self, iterator, training, prefix, step_fn, **fit_params):
+        if iterator is None:
+            return
+        self._set_training(training)  # once per pass, not per step
+        if training and self.mu > 0:
+            losses = [self.discriminator_step(batch)
+                      for _ in range(self.discriminator_steps) for batch in iterator]
+            if losses:
+                self.history.record("discriminator_loss", sum(losses) / len(losses))
+        self.discriminator_.requires_grad_(False)  # f's passes need D's gradient w.r.t. ŷ only
+        try:
+            super().run_single_epoch(iterator, training, prefix, step_fn, **fit_params)
+        finally:
+            self.discriminator_.requires_grad_(True)
+
+    def discriminator_step(self, batch):
+        """One Adam step of the discriminator on a batch, the predictor frozen."""
+        Xi, yi = to_device(unpack_data(batch), self.device)
+        with torch.no_grad():
+            y_pred = self.module_(Xi["x"])
+        loss = self._discriminator_loss(y_pred, Xi, yi, fool=False)
+        self.discriminator_optimizer_.zero_grad()
+        loss.backward()
+        self.discriminator_optimizer_.step()
+        return loss.item()
+
+    def train_step(self, batch, **fit_params):
+        """One Adam step of the predictor on the task loss and, if ``mu > 0``, the adversary's."""
+        Xi, yi = to_device(unpack_data(batch), self.device)
+        y_pred = self.module_(Xi["x"])
+        task_loss = self.get_loss(y_pred, yi, X=Xi, training=True)
+        loss = task_loss
+        if self.mu > 0:
+            loss = (1 - self.mu) * task_loss + self.mu * self._discriminator_loss(
+                y_pred, Xi, yi, fool=True)
+        self.optimizer_.zero_grad()
+        loss.backward()
+        self.notify("on_grad_computed", named_parameters=TeeGenerator(self.module_.named_parameters()),
+                    batch=batch, training=True)
+        self.optimizer_.step()
+        self.history.record_batch("train_task_loss", task_loss.item())
+        return {"loss": loss, "y_pred": y_pred}
+
+    def _discriminator_loss(self, y_pred, Xi, yi, fool):
+        """Binary cross-entropy of D on real (ŷ, Ã, y) = 1 and fake (ŷ, A, y) = 0 (swapped if ``fool``)."""
+        y_feature = (F.one_hot(yi, y_pred.shape[1]).to(y_pred.dtype) if yi.dtype == torch.long
+                     else yi)
+        a_tilde = self.a_tilde_[Xi["index"]]
+        real = torch.cat([y_pred, a_tilde, y_feature], dim=1)
+        fake = torch.cat([y_pred, Xi["a"], y_feature], dim=1)
+        logits = self.discriminator_(torch.cat([real, fake])).squeeze(1)
+        labels = torch.cat([torch.ones(len(real)), torch.zeros(len(fake))]).to(logits)
+        return F.binary_cross_entropy_with_logits(logits, 1 - labels if fool else labels)
+
+
+@contextmanager
+def single_threaded():
+    """Run torch on one CPU thread: these networks are small, and more threads only contend."""
+    n_threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n_threads)
+
+
+@contextmanager
+def seeded(seed):
+    """One thread, and torch's global CPU generator seeded; its state is restored on exit."""
+    with single_threaded(), torch.random.fork_rng(devices=[]):
+        torch.random.default_generator.manual_seed(int(seed))
+        yield
+
+
+def forward(net, X, chunk_size=65536):
+    """The predictor's raw output on ``X``, computed in float64.
+
+    Trained in float32, evaluated in double precision on a copy of the module, so
+    that a sample's prediction does not depend on which other samples share its
+    batch. Calls the module directly rather than through a DataLoader, which would
+    draw a seed from torch's global generator.
+    """
+    module = copy.deepcopy(net.module_).double().eval()
+    with single_threaded(), torch.no_grad():
+        chunks = torch.split(torch.as_tensor(X, dtype=torch.float64, device=net.device), chunk_size)
+        return torch.cat([module(chunk) for chunk in chunks]).cpu().numpy()

@@ -1,0 +1,199 @@
+"""FairICPClassifier and FairICPRegressor: fairness effect, API, reproducibility, errors."""
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.linear_model import BayesianRidge, LogisticRegression
+
+from fairkit.adversarial import FairICPClassifier, FairICPRegressor
+from fairkit.exceptions import FairkitWarning
+from fairkit.metrics import kernel_partial_correlation
+
+FAST = {"max_epochs": 3, "batch_size": 32, "icp_sweeps": 5, "random_state": 0}
+
+
+def proxy_classification(n, seed):
+    """y and A independent; X has y's signal and a proxy mixing y with A: unfair if used."""
+    rng = np.random.default_rng(seed)
+    y, a = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    X = np.column_stack([y + rng.normal(size=n), a + 0.8 * y + 0.5 * rng.normal(size=n),
+                         rng.normal(size=n)])
+    return X, y, a
+
+
+def proxy_regression(n, seed):
+    """y = x₁ + e; the second feature is e plus the sum of two continuous attributes."""
+    rng = np.random.default_rng(seed)
+    a, x1 = rng.normal(size=(n, 2)), rng.normal(size=n)
+    y = x1 + rng.normal(size=n)
+    X = np.column_stack([x1, (y - x1) + 0.7 * a.sum(axis=1), rng.normal(size=n)])
+    return X, y, a
+
+
+def equalized_odds_gap(y_pred, y, a):
+    """Largest difference between the two groups' true- or false-positive rates."""
+    return max(abs(y_pred[(a == 0) & (y == label)].mean() - y_pred[(a == 1) & (y == label)].mean())
+               for label in (0, 1))
+
+
+def test_mu_brings_the_classifier_towards_equalized_odds():
+    X, y, a = proxy_classification(1000, 0)
+    X_test, y_test, a_test = proxy_classification(3000, 1)
+    params = {"max_epochs": 40, "batch_size": 64, "lr": 3e-3, "lr_discriminator": 1e-3,
+              "random_state": 0}
+    gaps, kpcs = [], []
+    for mu in (0.0, 0.9):
+        model = FairICPClassifier(mu=mu, **params).fit(X, y, sensitive_features=a)
+        gaps.append(equalized_odds_gap(model.predict(X_test), y_test, a_test))
+        kpcs.append(kernel_partial_correlation(model.predict_proba(X_test), a_test, y_test,
+                                               random_state=0))
+    assert gaps[0] > 0.25  # the unconstrained network is clearly unfair here
+    assert gaps[1] < 0.6 * gaps[0]
+    assert kpcs[1] < 0.6 * kpcs[0]
+
+
+def test_mu_brings_the_regressor_towards_equalized_odds_with_continuous_attributes():
+    X, y, a = proxy_regression(1000, 0)
+    X_test, y_test, a_test = proxy_regression(2000, 1)
+    params = {"max_epochs": 40, "batch_size": 64, "lr": 1e-2, "lr_discriminator": 1e-3,
+              "random_state": 0}
+    kpcs = [kernel_partial_correlation(
+        FairICPRegressor(mu=mu, **params).fit(X, y, sensitive_features=a).predict(X_test),
+        a_test, y_test, random_state=0) for mu in (0.0, 0.9)]
+    assert kpcs[0] > 0.3
+    assert kpcs[1] < 0.5 * kpcs[0]
+
+
+def test_same_random_state_same_predictions_after_clone_and_in_a_joblib_worker():
+    X, y, a = proxy_classification(200, 0)
+    model = FairICPClassifier(mu=0.5, **FAST)
+
+    def fit_predict(estimator):
+        return estimator.fit(X, y, sensitive_features=a).predict_proba(X)
+
+    reference = fit_predict(clone(model))
+    np.testing.assert_array_equal(reference, fit_predict(clone(model)))
+    [in_worker] = Parallel(n_jobs=2, backend="loky")([delayed(fit_predict)(clone(model))])
+    np.testing.assert_array_equal(reference, in_worker)
+    assert not np.array_equal(reference, fit_predict(clone(model).set_params(random_state=1)))
+
+
+def test_sensitive_cols_are_taken_from_X_and_hidden_from_the_predictor():
+    X, y, a = proxy_classification(200, 0)
+    sex = np.where(a == 1, "F", "M")
+    age = np.random.default_rng(0).normal(40, 10, 200)
+    frame = pd.DataFrame({"x0": X[:, 0], "sex": sex, "x1": X[:, 1], "age": age})
+    by_cols = FairICPClassifier(sensitive_cols=["sex", "age"], **FAST).fit(frame, y)
+    explicit = FairICPClassifier(**FAST).fit(frame[["x0", "x1"]], y,
+                                             sensitive_features=frame[["sex", "age"]])
+    np.testing.assert_array_equal(by_cols.predict_proba(frame), explicit.predict_proba(frame[["x0", "x1"]]))
+    assert by_cols.n_features_in_ == 4
+    assert list(by_cols.feature_names_in_) == ["x0", "sex", "x1", "age"]
+    assert by_cols.net_.module_.layers[0].in_features == 2
+    # the discriminator sees the logits (2), sex one-hot (2), standardized age (1) and one-hot y (2)
+    assert by_cols.net_.discriminator_.layers[0].in_features == 7
+    with pytest.raises(ValueError, match="every column"):
+        FairICPClassifier(sensitive_cols=[0, 1], **FAST).fit(X[:, :2], y)
+
+
+def test_without_sensitive_features_it_warns_and_trains_the_unconstrained_network():
+    X, y, _ = proxy_classification(200, 0)
+    with pytest.warns(FairkitWarning, match="no sensitive features"):
+        fair = FairICPClassifier(mu=0.9, **FAST).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FairkitWarning)
+        plain = FairICPClassifier(mu=0.0, **FAST).fit(X, y)
+    np.testing.assert_array_equal(fair.predict_proba(X), plain.predict_proba(X))
+    assert "discriminator_loss" not in fair.history_[-1]
+
+
+def test_history_records_the_losses_of_every_epoch():
+    X, y, a = proxy_classification(200, 0)
+    model = FairICPClassifier(mu=0.5, **FAST).fit(X, y, sensitive_features=a)
+    assert [epoch["epoch"] for epoch in model.history_] == [1, 2, 3]
+    last = model.history_[-1]
+    assert {"train_loss", "train_task_loss", "discriminator_loss", "dur"} <= set(last)
+    # combined = (1 - mu) task + mu adversarial, and the adversarial part is a BCE near log 2
+    assert last["train_loss"] != last["train_task_loss"]
+    assert 0.3 < last["discriminator_loss"] < 1.0
+
+
+def test_multiclass_labels_and_mixed_attributes():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = np.array(["low", "mid", "high"])[np.digitize(X[:, 0], [-0.5, 0.5])]
+    attributes = pd.DataFrame({"race": rng.choice(["a", "b", "c"], 300),
+                               "income": rng.lognormal(size=300)})
+    model = FairICPClassifier(mu=0.5, **FAST).fit(X, y, sensitive_features=attributes)
+    proba = model.predict_proba(X)
+    assert list(model.classes_) == ["high", "low", "mid"]
+    np.testing.assert_allclose(proba.sum(axis=1), 1, rtol=1e-6)
+    assert set(model.predict(X)) <= set(model.classes_)
+    assert len(model.groups_) == 300  # distinct (race, income) pairs
+
+
+def test_custom_density_estimators():
+    X, y, a = proxy_classification(200, 0)
+    FairICPClassifier(density_estimator=LogisticRegression(), **FAST).fit(X, y, sensitive_features=a)
+    X, y, a = proxy_regression(200, 0)
+    model = FairICPRegressor(density_estimator=BayesianRidge(), **FAST).fit(X, y, sensitive_features=a)
+    assert model.predict(X).shape == (200,)
+
+
+def test_regressor_predicts_on_the_scale_of_the_target():
+    X, y, a = proxy_regression(300, 0)
+    model = FairICPRegressor(mu=0.0, max_epochs=30, lr=1e-2, random_state=0)
+    predictions = model.fit(X, 1000 + 50 * y, sensitive_features=a).predict(X)
+    assert abs(predictions.mean() - 1000) < 10
+    assert model.score(X, 1000 + 50 * y) > 0.5
+
+
+def test_the_skorch_net_exposes_discriminator_parameters():
+    X, y, a = proxy_classification(100, 0)
+    model = FairICPClassifier(discriminator_hidden=(8, 4), lr_discriminator=3e-4, **FAST)
+    net = model.fit(X, y, sensitive_features=a).net_
+    params = net.get_params()
+    assert params["discriminator__hidden_layer_sizes"] == (8, 4)
+    assert params["discriminator_optimizer__lr"] == 3e-4
+    assert net.discriminator_optimizer_.param_groups[0]["lr"] == 3e-4
+    widths = [layer.out_features for layer in net.discriminator_.layers if hasattr(layer, "out_features")]
+    assert widths == [8, 4, 1]
+    assert net.sensitive_sampler is None  # not kept after training
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"mu": 1.0}, "mu"),
+    ({"hidden_layer_sizes": (0,)}, "hidden_layer_sizes"),
+    ({"discriminator_hidden": (8, -1)}, "discriminator_hidden"),
+    ({"density_estimator": "flow"}, "density_estimator"),
+])
+def test_invalid_parameters_raise_and_leave_no_state(params, message):
+    X, y, a = proxy_classification(50, 0)
+    model = FairICPClassifier(**{**FAST, **params})
+    with pytest.raises(ValueError, match=message):
+        model.fit(X, y, sensitive_features=a)
+    assert not any(key.endswith("_") and not key.startswith("_") for key in vars(model))
+
+
+def test_single_class_is_refused():
+    with pytest.raises(ValueError, match="1 class"):
+        FairICPClassifier(**FAST).fit(np.zeros((10, 2)), np.ones(10), sensitive_features=np.arange(10) % 2)
+
+
+def test_missing_torch_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "fairkit.adversarial._net", None)
+    X, y, a = proxy_classification(50, 0)
+    with pytest.raises(ImportError, match=r"fairkit\[nn\]"):
+        FairICPClassifier(**FAST).fit(X, y, sensitive_features=a)
+
+
+def test_importing_the_estimators_and_metrics_does_not_import_torch():
+    code = ("import sys, fairkit, fairkit.adversarial, fairkit.metrics; "
+            "assert 'torch' not in sys.modules and 'skorch' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)

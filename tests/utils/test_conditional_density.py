@@ -1,0 +1,69 @@
+"""The conditional density q̂(y | a) behind ICP, and the numeric encoding of sensitive attributes."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import BayesianRidge, LinearRegression, LogisticRegression
+
+from fairkit.utils._conditional_density import (
+    HeteroscedasticMLP,
+    fit_log_likelihood,
+    sensitive_encoder,
+)
+from fairkit.utils._icp import ClassLogLikelihood, GaussianLogLikelihood
+
+
+def test_encoder_standardizes_numbers_and_one_hot_encodes_the_rest():
+    frame = pd.DataFrame({"age": [20.0, 30.0, 40.0], "sex": ["F", "M", "F"],
+                          "flag": [True, False, True]})
+    encoded = sensitive_encoder(frame).transform(frame)
+    np.testing.assert_allclose(encoded[:, 0], [-np.sqrt(1.5), 0, np.sqrt(1.5)])
+    np.testing.assert_array_equal(encoded[:, 1:], [[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 0, 1]])
+
+
+def test_heteroscedastic_mlp_recovers_mean_and_standard_deviation():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1, 1, size=(4000, 1))
+    y = 2 * x[:, 0] + 0.5 * np.exp(x[:, 0]) * rng.normal(size=4000)
+    grid = np.linspace(-0.8, 0.8, 5)[:, None]
+    mean, std = HeteroscedasticMLP(random_state=0).fit(x, y).predict(grid, return_std=True)
+    np.testing.assert_allclose(mean, 2 * grid[:, 0], atol=0.1)
+    np.testing.assert_allclose(std, 0.5 * np.exp(grid[:, 0]), rtol=0.15)
+
+
+def test_heteroscedastic_mlp_stops_early_on_the_validation_likelihood():
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(size=(300, 3)), rng.normal(size=300)  # nothing to learn: overfitting starts at once
+    model = HeteroscedasticMLP(n_iter_no_change=5, random_state=0).fit(x, y)
+    assert model.n_iter_ < model.max_iter
+
+
+def test_classification_density_matches_class_frequencies_per_group():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 4000)
+    y = (rng.random(4000) < np.where(a == 1, 0.8, 0.3)).astype(int)
+    log_lik = fit_log_likelihood(a[:, None].astype(float), y, classification=True, random_state=0)
+    assert isinstance(log_lik, ClassLogLikelihood)
+    proba_one = np.exp(log_lik.log_proba[:, 1])
+    assert abs(proba_one[a == 1].mean() - 0.8) < 0.03
+    assert abs(proba_one[a == 0].mean() - 0.3) < 0.03
+
+
+def test_any_classifier_or_gaussian_regressor_can_serve_as_density():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(200, 2))
+    y_class = (a[:, 0] > 0).astype(int)
+    log_lik = fit_log_likelihood(a, y_class, classification=True, estimator=LogisticRegression())
+    assert log_lik.log_proba.shape == (200, 2) and np.isfinite(log_lik.log_proba).all()
+    y_real = a[:, 0] + rng.normal(size=200)
+    log_lik = fit_log_likelihood(a, y_real, classification=False, estimator=BayesianRidge())
+    assert isinstance(log_lik, GaussianLogLikelihood)
+    np.testing.assert_allclose(log_lik.mean, BayesianRidge().fit(a, y_real).predict(a))
+
+
+def test_density_estimator_errors_name_the_problem():
+    a, y = np.zeros((20, 1)), np.arange(20.0)
+    with pytest.raises(TypeError, match="return_std"):
+        fit_log_likelihood(a, y, classification=False, estimator=LinearRegression())
+    with pytest.raises(ValueError, match="'auto' or an estimator"):
+        fit_log_likelihood(a, y, classification=False, estimator="flow")

@@ -1,0 +1,147 @@
+"""The ICP sampler: its law against exact enumeration, its memory, its log-likelihood objects."""
+
+import itertools
+import tracemalloc
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from fairkit.utils._icp import ClassLogLikelihood, GaussianLogLikelihood, ICPSampler
+
+
+class MatrixLogLikelihood:
+    """An explicit n×n matrix L[i, j] = log q(yᵢ | aⱼ): the oracle for small n."""
+
+    def __init__(self, matrix):
+        self.matrix = matrix
+        self.n_samples = len(matrix)
+
+    def __call__(self, i, j):
+        return self.matrix[i, j]
+
+    def swap_gain(self, yi, yj, i, j):
+        return self(yi, j) + self(yj, i) - self(yi, i) - self(yj, j)
+
+
+def exact_law(log_lik, n):
+    """P(order = σ) ∝ ∏ₖ q(Yₖ | A_σ(k)) over all n! permutations, by enumeration."""
+    perms = np.array(list(itertools.permutations(range(n))))
+    rows = np.broadcast_to(np.arange(n), perms.shape)
+    log_weight = log_lik(rows, perms).sum(axis=1)
+    weight = np.exp(log_weight - log_weight.max())
+    return perms, weight / weight.sum()
+
+
+def total_variation(orders, perms, law):
+    n = perms.shape[1]
+    base = n ** np.arange(n)[::-1]
+    index = {code: k for k, code in enumerate(perms @ base)}
+    counts = np.bincount([index[code] for code in orders @ base], minlength=len(perms))
+    return 0.5 * np.abs(counts / len(orders) - law).sum()
+
+
+def law_of_sampler(log_lik, n_draws, seed):
+    return ICPSampler(log_lik, random_state=seed).sample(n_draws)
+
+
+def test_law_matches_exact_enumeration_for_any_likelihood():
+    seed = 0
+    rng = np.random.default_rng(seed)
+    log_lik = MatrixLogLikelihood(1.5 * rng.normal(size=(5, 5)))
+    perms, law = exact_law(log_lik, 5)
+    # the target is far from uniform, so matching it is not an accident
+    assert 0.5 * np.abs(law - 1 / len(law)).sum() > 0.3
+    assert total_variation(law_of_sampler(log_lik, 100_000, seed), perms, law) <= 0.02
+
+
+def test_law_matches_exact_enumeration_for_a_classifier_density():
+    rng = np.random.default_rng(3)
+    proba = rng.dirichlet([0.5, 0.5, 0.5], size=5)
+    log_lik = ClassLogLikelihood(np.log(proba), np.array([0, 1, 2, 2, 0]))
+    perms, law = exact_law(log_lik, 5)
+    assert total_variation(law_of_sampler(log_lik, 100_000, 3), perms, law) <= 0.02
+
+
+def test_law_matches_exact_enumeration_for_a_gaussian_density():
+    rng = np.random.default_rng(4)
+    log_lik = GaussianLogLikelihood(rng.normal(size=5), rng.normal(size=5), rng.uniform(0.5, 2, 5))
+    perms, law = exact_law(log_lik, 5)
+    assert total_variation(law_of_sampler(log_lik, 100_000, 4), perms, law) <= 0.02
+
+
+def test_a_wrong_acceptance_rule_is_detected():
+    """Negative control: the same chain with the gain's sign flipped misses the law by far."""
+    rng = np.random.default_rng(0)
+    log_lik = MatrixLogLikelihood(1.5 * rng.normal(size=(5, 5)))
+    perms, law = exact_law(log_lik, 5)
+    flipped = MatrixLogLikelihood(-log_lik.matrix)
+    assert total_variation(law_of_sampler(flipped, 20_000, 0), perms, law) > 0.2
+
+
+def test_classification_memory_is_linear_in_n():
+    """n = 200,000: the n×n matrix would take 320 GB; the sampler stays within a few n-vectors."""
+    n, n_classes = 200_000, 3
+    rng = np.random.default_rng(0)
+    log_lik = ClassLogLikelihood(np.log(rng.dirichlet(np.ones(n_classes), size=n)),
+                                 rng.integers(0, n_classes, n))
+    sampler = ICPSampler(log_lik, n_sweeps=3, random_state=0)
+    tracemalloc.start()
+    try:
+        order = sampler.sample(2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert order.shape == (2, n)
+    assert peak < 100 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 40), n_copies=st.integers(0, 4), seed=st.integers(0, 2**16))
+def test_every_copy_is_a_permutation(n, n_copies, seed):
+    rng = np.random.default_rng(seed)
+    log_lik = ClassLogLikelihood(np.log(rng.dirichlet([1, 1], size=n)), rng.integers(0, 2, n))
+    order = ICPSampler(log_lik, n_sweeps=3, random_state=seed).sample(n_copies)
+    assert order.shape == (n_copies, n)
+    assert (np.sort(order, axis=1) == np.arange(n)).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(y=arrays(np.float64, 6, elements=st.floats(-5, 5)),
+       mean=arrays(np.float64, 6, elements=st.floats(-5, 5)),
+       std=arrays(np.float64, 6, elements=st.floats(0.1, 5)),
+       seed=st.integers(0, 2**16))
+def test_swap_gain_is_the_four_term_difference(y, mean, std, seed):
+    rng = np.random.default_rng(seed)
+    yi, yj, i, j = rng.integers(0, 6, size=(4, 10))
+    for log_lik in (GaussianLogLikelihood(y, mean, std),
+                    ClassLogLikelihood(np.log(rng.dirichlet([1, 1, 1], size=6)), rng.integers(0, 3, 6))):
+        expected = log_lik(yi, j) + log_lik(yj, i) - log_lik(yi, i) - log_lik(yj, j)
+        np.testing.assert_allclose(log_lik.swap_gain(yi, yj, i, j), expected, atol=1e-9)
+
+
+def test_gaussian_log_likelihood_is_the_normal_log_density():
+    from scipy.stats import norm
+
+    y, mean, std = np.array([0.3, -1.0]), np.array([1.0, 2.0]), np.array([0.5, 2.0])
+    log_lik = GaussianLogLikelihood(y, mean, std)
+    i, j = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    expected = norm.logpdf(y[i], mean[j], std[j]) + 0.5 * np.log(2 * np.pi)
+    np.testing.assert_allclose(log_lik(i, j), expected)
+
+
+def test_same_seed_same_copies_and_copies_differ():
+    rng = np.random.default_rng(0)
+    log_lik = ClassLogLikelihood(np.log(rng.dirichlet([1, 1], size=50)), rng.integers(0, 2, 50))
+    first = ICPSampler(log_lik, random_state=7).sample(3)
+    np.testing.assert_array_equal(first, ICPSampler(log_lik, random_state=7).sample(3))
+    assert len({tuple(row) for row in first}) == 3
+
+
+def test_independent_labels_give_uniform_attribute_assignment():
+    """When q(y | a) does not depend on a, every permutation is equally likely."""
+    log_lik = ClassLogLikelihood(np.log(np.full((4, 2), 0.5)), np.array([0, 1, 0, 1]))
+    perms = np.array(list(itertools.permutations(range(4))))
+    uniform = np.full(len(perms), 1 / len(perms))
+    assert total_variation(law_of_sampler(log_lik, 50_000, 0), perms, uniform) <= 0.02
