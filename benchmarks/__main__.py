@@ -11,6 +11,7 @@
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -35,7 +36,7 @@ def run_one(name, *, quick=False, bench_dir=HERE):
     start = time.perf_counter()
     code = subprocess.run(command, cwd=bench_dir.parent).returncode
     seconds = time.perf_counter() - start
-    path = bench_dir / "results" / f"{name}.json"
+    path = Path(os.environ.get("FAIRKIT_BENCH_RESULTS", bench_dir / "results")) / f"{name}.json"
     if code == 0 and path.is_file():
         results = json.loads(path.read_text())
         results["run"] = {"quick": quick, "seconds": round(seconds, 1),

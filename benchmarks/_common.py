@@ -2,8 +2,9 @@
 
 A benchmark module ``benchmarks/bench_NAME.py`` defines ``run(quick=False) -> dict`` and
 ends with ``if __name__ == "__main__": main(NAME, run)``; its results go to
-``benchmarks/results/NAME.json``. Speed claims are ratios against a peer measured
-in the same run on the same data.
+``benchmarks/results/NAME.json`` (or to the folder named by ``FAIRKIT_BENCH_RESULTS``,
+as CI's smoke run does so as not to overwrite the committed results). Speed claims are
+ratios against a peer measured in the same run on the same data.
 """
 
 import argparse
@@ -18,7 +19,7 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(os.environ.get("FAIRKIT_BENCH_RESULTS", Path(__file__).resolve().parent / "results"))
 #: The packages whose versions every results file records.
 DEFAULT_PACKAGES = ("fairkit", "numpy", "scipy", "scikit-learn")
 
@@ -77,7 +78,7 @@ def machine_info(packages=DEFAULT_PACKAGES):
 
 def write_results(name, payload, packages=DEFAULT_PACKAGES):
     """Write ``payload`` with machine info to ``benchmarks/results/NAME.json``; return the path."""
-    RESULTS.mkdir(exist_ok=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps({"benchmark": name, "machine": machine_info(packages), **payload},
                                indent=2, default=float) + "\n")

@@ -85,6 +85,14 @@ def test_failing_benchmark_is_reported_and_the_others_still_run(bench_dir, capsy
     assert "failed: broken" in captured.err and "fake: done" in captured.out
 
 
+def test_results_folder_can_be_redirected(bench_dir, tmp_path, monkeypatch):
+    elsewhere = tmp_path / "scratch" / "results"
+    monkeypatch.setenv("FAIRKIT_BENCH_RESULTS", str(elsewhere))
+    assert main(["run", "fake", "--quick", "--no-report"], bench_dir=bench_dir) == 0
+    assert json.loads((elsewhere / "fake.json").read_text())["run"]["quick"] is True
+    assert not (bench_dir / "results").exists()
+
+
 def test_unknown_benchmark_exits_2(bench_dir, capsys):
     assert main(["run", "nope"], bench_dir=bench_dir) == 2
     assert "unknown benchmark(s) nope; available: fake" in capsys.readouterr().err
