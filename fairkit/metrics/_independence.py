@@ -9,12 +9,13 @@ inverse conditional permutation under a density of Y | A fitted on the evaluatio
 Neither needs torch.
 """
 
+import numbers
 from typing import NamedTuple
 
 import numpy as np
 from scipy.spatial.distance import pdist
 from sklearn.neighbors import KDTree
-from sklearn.utils import check_consistent_length
+from sklearn.utils import check_consistent_length, check_scalar
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, column_or_1d
 
@@ -142,8 +143,9 @@ def equalized_odds_test(y_pred, y_true, *, sensitive_features, n_permutations=10
     >>> result.pvalue  # no copy reaches the observed dependence
     0.047619047619047616
     """
-    if not (isinstance(n_permutations, int | np.integer) and n_permutations >= 1):
-        raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}.")
+    # n_sweeps=0 would make every copy A itself: a p-value decided by tie-breaking alone
+    check_scalar(n_permutations, "n_permutations", numbers.Integral, min_val=1)
+    check_scalar(n_sweeps, "n_sweeps", numbers.Integral, min_val=1)
     predictions, a, conditioning = _validate(y_pred, sensitive_features, y_true)
     rng = np.random.default_rng(random_state)
     density_seed, sampler_seed = rng.integers(np.iinfo(np.int32).max, size=2)

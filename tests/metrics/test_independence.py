@@ -135,3 +135,11 @@ def test_equalized_odds_test_for_real_targets_and_reproducibility():
     assert first.pvalue == pytest.approx(0.1)
     with pytest.raises(ValueError, match="n_permutations"):
         equalized_odds_test(y_pred, y, sensitive_features=a, n_permutations=0)
+
+
+@pytest.mark.parametrize("n_sweeps", [0, -3])
+def test_equalized_odds_test_refuses_a_chain_that_does_not_move(n_sweeps):
+    # without sweeps every copy is A itself and the p-value would be decided by tie-breaking
+    y, a = np.repeat([0, 1], 10), np.tile([0, 1], 10)
+    with pytest.raises(ValueError, match="n_sweeps"):
+        equalized_odds_test(y + a, y, sensitive_features=a, n_permutations=5, n_sweeps=n_sweeps)
