@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, column_or_1d
 
 from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
-from fairkit.utils._icp import ICPSampler
+from fairkit.utils._icp import _BLOCK_ENTRIES, ICPSampler
 from fairkit.utils.validation import check_sensitive_features
 
 __all__ = ["EqualizedOddsTestResult", "equalized_odds_test", "kernel_partial_correlation"]
@@ -156,12 +156,11 @@ def equalized_odds_test(y_pred, y_true, *, sensitive_features, n_permutations=10
     sampler = ICPSampler(log_likelihood, n_sweeps=n_sweeps, random_state=sampler_seed)
     bandwidth = _median_distance(predictions, rng)
     statistic = _kpc(predictions, a, conditioning, bandwidth, rng)
-    block = max(1, (1 << 22) // len(a))
-    exceed, drawn = 0, 0
-    while drawn < n_permutations:
-        for order in sampler.sample(min(block, n_permutations - drawn)):
+    block = max(1, _BLOCK_ENTRIES // len(a))  # copies held at once
+    exceed = 0
+    for start in range(0, n_permutations, block):
+        for order in sampler.sample(min(block, n_permutations - start)):
             exceed += _kpc(predictions, a[order], conditioning, bandwidth, rng) >= statistic
-            drawn += 1
     return EqualizedOddsTestResult(float(statistic), (1 + exceed) / (1 + n_permutations))
 
 
