@@ -60,8 +60,8 @@ def _without_columns(X, cols, n_features):
     frame = isinstance(X, pd.DataFrame)
     if frame:
         cols = [c if isinstance(c, numbers.Integral) else X.columns.get_loc(c) for c in cols]
-    else:
-        X = X.toarray() if sparse.issparse(X) else np.asarray(X)
+    else:  # a sparse X stays sparse, to be refused by the dense check as without sensitive_cols
+        X = X.tocsr() if sparse.issparse(X) else np.asarray(X)
     keep = np.setdiff1d(np.arange(n_features), np.mod(cols, n_features))
     if not len(keep):
         raise ValueError("sensitive_cols names every column of X; FairICP needs other features "

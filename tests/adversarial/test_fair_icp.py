@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from joblib import Parallel, delayed
+from scipy import sparse
 from sklearn.base import clone
 from sklearn.linear_model import BayesianRidge, LogisticRegression
 
@@ -100,6 +101,17 @@ def test_sensitive_cols_are_taken_from_X_and_hidden_from_the_predictor():
     assert by_cols.net_.discriminator_.layers[0].in_features == 7
     with pytest.raises(ValueError, match="every column"):
         FairICPClassifier(sensitive_cols=[0, 1], **FAST).fit(X[:, :2], y)
+
+
+def test_sparse_X_is_refused_with_or_without_sensitive_cols():
+    X, y, a = proxy_classification(50, 0)
+    with pytest.raises(TypeError, match="dense data is required"):
+        FairICPClassifier(**FAST).fit(sparse.csr_matrix(X), y, sensitive_features=a)
+    # it used to be densified whole here, and fitted
+    model = FairICPClassifier(sensitive_cols=[3], **FAST)
+    with pytest.raises(TypeError, match="dense data is required"):
+        model.fit(sparse.csr_matrix(np.column_stack([X, a])), y)
+    assert not hasattr(model, "n_features_in_")
 
 
 def test_without_sensitive_features_it_warns_and_trains_the_unconstrained_network():
