@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, va
 
 from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
 from fairkit.utils._icp import ICPSampler
-from fairkit.utils.validation import NO_GROUP, fit_groups, resolve_sensitive_features
+from fairkit.utils.validation import fit_groups, resolve_sensitive_features
 
 __all__ = ["FairICPClassifier", "FairICPRegressor"]
 
@@ -142,15 +142,14 @@ class _BaseFairICP(BaseEstimator):
     def _fit(self, X, y, sensitive_features):
         hidden = _check_layer_sizes("hidden_layer_sizes", self.hidden_layer_sizes)
         discriminator_hidden = _check_layer_sizes("discriminator_hidden", self.discriminator_hidden)
-        groups, _ = fit_groups(self, X, sensitive_features)
-        unconstrained = len(groups) == 1 and isinstance(groups[0], str) and groups[0] == NO_GROUP
+        groups, _ = fit_groups(self, X, sensitive_features)  # warns when there are none
+        frame = resolve_sensitive_features(self, X, sensitive_features)
         X_net, y = self._validate_fit_data(X, y)
         y_net, y_density = self._encode_target(y)
         n_samples = len(y_net)
-        if unconstrained:
+        if frame is None:
             a, mu = np.zeros((n_samples, 0), dtype=np.float32), 0.0
         else:
-            frame = resolve_sensitive_features(self, X, sensitive_features)
             encoded = sensitive_encoder(frame).transform(frame)
             a, mu = StandardScaler().fit_transform(encoded).astype(np.float32), float(self.mu)
         rng = check_random_state(self.random_state)

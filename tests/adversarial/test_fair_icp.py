@@ -125,6 +125,13 @@ def test_without_sensitive_features_it_warns_and_trains_the_unconstrained_networ
     assert "discriminator_loss" not in fair.history_[-1]
 
 
+def test_a_group_named_like_the_no_group_marker_is_still_a_sensitive_feature():
+    # the estimator knew "no sensitive features" by groups_ == [NO_GROUP], a value users can have
+    X, y, _ = proxy_classification(100, 0)
+    model = FairICPClassifier(mu=0.5, **FAST).fit(X, y, sensitive_features=["all samples"] * 100)
+    assert "discriminator_loss" in model.history_[-1]  # trained against the adversary, not as mu=0
+
+
 def test_history_records_the_losses_of_every_epoch():
     X, y, a = proxy_classification(200, 0)
     model = FairICPClassifier(mu=0.5, **FAST).fit(X, y, sensitive_features=a)
