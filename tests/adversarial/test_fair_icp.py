@@ -10,7 +10,7 @@ import pytest
 from joblib import Parallel, delayed
 from scipy import sparse
 from sklearn.base import clone
-from sklearn.linear_model import BayesianRidge, LogisticRegression
+from sklearn.linear_model import BayesianRidge, LinearRegression, LogisticRegression
 
 from fairkit.adversarial import FairICPClassifier, FairICPRegressor
 from fairkit.exceptions import FairkitWarning
@@ -198,6 +198,18 @@ def test_invalid_parameters_raise_and_leave_no_state(params, message):
     with pytest.raises(ValueError, match=message):
         model.fit(X, y, sensitive_features=a)
     assert not any(key.endswith("_") and not key.startswith("_") for key in vars(model))
+
+
+def test_a_fit_that_fails_late_leaves_the_previous_fit_untouched():
+    # the density model is fitted after X, y and the classes were validated and stored
+    X, y, a = proxy_classification(60, 0)
+    model = FairICPClassifier(**FAST).fit(X[:, :2], y, sensitive_features=a)
+    fitted = dict(vars(model))
+    model.set_params(density_estimator=LinearRegression())
+    with pytest.raises(TypeError, match="predict_proba"):
+        model.fit(X, np.where(y == 1, "yes", "no"), sensitive_features=a)
+    assert model.n_features_in_ == 2 and list(model.classes_) == [0, 1]
+    assert all(vars(model)[key] is value for key, value in fitted.items() if key.endswith("_"))
 
 
 def test_single_class_is_refused():
