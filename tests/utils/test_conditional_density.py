@@ -67,3 +67,14 @@ def test_density_estimator_errors_name_the_problem():
         fit_log_likelihood(a, y, classification=False, estimator=LinearRegression())
     with pytest.raises(ValueError, match="'auto' or an estimator"):
         fit_log_likelihood(a, y, classification=False, estimator="flow")
+
+
+class _UnfittableRegressor(LinearRegression):
+    def fit(self, X, y):
+        raise AssertionError("fitted before its missing predict_proba was noticed")
+
+
+def test_a_classifier_density_without_predict_proba_is_refused_before_fitting():
+    a, y = np.zeros((20, 1)), np.arange(20) % 2
+    with pytest.raises(TypeError, match="predict_proba"):
+        fit_log_likelihood(a, y, classification=True, estimator=_UnfittableRegressor())
