@@ -225,14 +225,15 @@ class HeteroscedasticMLP(RegressorMixin, BaseEstimator):
                                 np.zeros(self.n_hidden),
                                 rng.uniform(-1e-2, 1e-2, 2 * self.n_hidden), np.zeros(2)])
         unpack = _unpacker(shapes)
+        X_train, z_train, X_valid, z_valid = X[train], z[train], X[valid], z[valid]  # copied once
 
         def loss(params):
-            return _gaussian_nll(unpack(params), X[train], z[train], self.alpha)
+            return _gaussian_nll(unpack(params), X_train, z_train, self.alpha)
 
         best = {"theta": theta, "nll": np.inf, "stale": 0}
 
         def watch(intermediate_result):
-            nll = _gaussian_nll(unpack(intermediate_result.x), X[valid], z[valid], 0.0, grad=False)
+            nll = _gaussian_nll(unpack(intermediate_result.x), X_valid, z_valid, 0.0, grad=False)
             if nll < best["nll"] - 1e-6:
                 best.update(theta=intermediate_result.x.copy(), nll=nll, stale=0)
             else:
