@@ -256,15 +256,17 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
         each epoch's copy.
     density_estimator : "auto" or classifier, default="auto"
         Model of P(Y | A) for ICP, fitted on the encoded attributes (numeric columns
-        standardized, others one-hot). "auto" is scikit-learn's ``MLPClassifier`` with
-        64 hidden units fitted by L-BFGS; any classifier with ``predict_proba`` works.
+        and the one-hot columns of the others, all standardized). "auto" is
+        scikit-learn's ``MLPClassifier`` with 64 hidden units fitted by L-BFGS; any
+        classifier with ``predict_proba`` works.
     sensitive_cols : str, int or list, default=None
         Columns of X holding the sensitive attributes (instead of ``sensitive_features``).
     device : str, default="cpu"
         Torch device.
     random_state : int, RandomState or None, default=None
         Seed of the density model, the ICP chain and the networks (initialization and
-        shuffling); the global random generators are left untouched.
+        shuffling). Torch's global generator is left untouched; with None, the seeds
+        are drawn from numpy's global generator, as scikit-learn estimators do.
     verbose : int, default=0
         Print per-epoch losses and a progress bar.
 
