@@ -176,8 +176,8 @@ def _validate(y_pred, sensitive_features, y_true):
     predictions = check_array(y_pred, ensure_2d=False, dtype=np.float64, input_name="y_pred")
     if predictions.ndim == 1:
         predictions = predictions[:, None]
-    y_true = column_or_1d(y_true)
-    frame = check_sensitive_features(sensitive_features, len(y_true))
+    y_true = column_or_1d(check_array(y_true, ensure_2d=False, dtype=None, input_name="y_true"))
+    frame = check_sensitive_features(sensitive_features, len(y_true), samples_of="y_true")
     check_consistent_length(predictions, y_true)
     if len(y_true) < 3:
         raise ValueError(f"Kernel partial correlation needs at least 3 samples, got {len(y_true)}.")
