@@ -54,19 +54,24 @@ def _check_layer_sizes(name, sizes):
     return sizes
 
 
-def _without_columns(X, cols, n_features):
-    """``X`` without the columns named (or numbered) by ``cols``."""
+def _other_columns(X, cols, n_features):
+    """Positions of the columns of ``X`` not named (or numbered) by ``cols``."""
     cols = [cols] if isinstance(cols, str | numbers.Integral) else list(cols)
-    frame = isinstance(X, pd.DataFrame)
-    if frame:
+    if isinstance(X, pd.DataFrame):
         cols = [c if isinstance(c, numbers.Integral) else X.columns.get_loc(c) for c in cols]
-    else:  # a sparse X stays sparse, to be refused by the dense check as without sensitive_cols
-        X = X.tocsr() if sparse.issparse(X) else np.asarray(X)
     keep = np.setdiff1d(np.arange(n_features), np.mod(cols, n_features))
     if not len(keep):
         raise ValueError("sensitive_cols names every column of X; FairICP needs other features "
                          "to predict from.")
-    return X.iloc[:, keep] if frame else X[:, keep]
+    return keep
+
+
+def _take_columns(X, columns):
+    """The columns of ``X`` at ``columns``; a sparse X stays sparse, for the dense check to refuse."""
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[:, columns]
+    X = X.tocsr() if sparse.issparse(X) else np.asarray(X)
+    return X[:, columns]
 
 
 class _BaseFairICP(BaseEstimator):
@@ -200,19 +205,18 @@ class _BaseFairICP(BaseEstimator):
         if self.sensitive_cols is None:
             return validate_data(self, X, y, **checks)
         validate_data(self, X, y, skip_check_array=True)
-        return check_X_y(self._without_sensitive_columns(X), y, estimator=self, **checks)
+        self._predictor_columns = _other_columns(X, self.sensitive_cols, self.n_features_in_)
+        return check_X_y(_take_columns(X, self._predictor_columns), y, estimator=self, **checks)
 
     def _network_input(self, X):
         """Validate new samples and return the predictor's input."""
         if self.sensitive_cols is None:
             return validate_data(self, X, reset=False, dtype=np.float64)
+        # X has the columns seen in fit (checked here); the sensitive ones are not read, so
+        # their values (missing ones included) do not matter
         validate_data(self, X, reset=False, skip_check_array=True)
-        return check_array(self._without_sensitive_columns(X), dtype=np.float64,
+        return check_array(_take_columns(X, self._predictor_columns), dtype=np.float64,
                            estimator=self)
-
-    def _without_sensitive_columns(self, X):
-        resolve_sensitive_features(self, X, None)  # the named columns must exist
-        return _without_columns(X, self.sensitive_cols, self.n_features_in_)
 
     def _network_output(self, X):
         check_is_fitted(self)

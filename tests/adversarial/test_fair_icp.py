@@ -103,6 +103,17 @@ def test_sensitive_cols_are_taken_from_X_and_hidden_from_the_predictor():
         FairICPClassifier(sensitive_cols=[0, 1], **FAST).fit(X[:, :2], y)
 
 
+def test_predict_ignores_the_values_of_the_sensitive_cols():
+    # the predictor never reads them: a missing attribute at prediction time does not matter
+    X, y, a = proxy_classification(100, 0)
+    frame = pd.DataFrame({"x0": X[:, 0], "sex": np.where(a == 1, "F", "M"), "x1": X[:, 1]})
+    model = FairICPClassifier(sensitive_cols="sex", **FAST).fit(frame, y)
+    unknown = frame.assign(sex=None)
+    np.testing.assert_array_equal(model.predict_proba(unknown), model.predict_proba(frame))
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(frame.drop(columns="sex"))
+
+
 def test_sparse_X_is_refused_with_or_without_sensitive_cols():
     X, y, a = proxy_classification(50, 0)
     with pytest.raises(TypeError, match="dense data is required"):
