@@ -122,17 +122,16 @@ def fit_log_likelihood(a, y, *, classification, estimator="auto", random_state=N
 
 
 def _fit_log_likelihood(a, y, classification, estimator):
+    if classification and not hasattr(estimator, "predict_proba"):  # before a fit that may take long
+        raise TypeError(f"density_estimator {type(estimator).__name__} has no predict_proba; "
+                        "classification needs class probabilities.")
+    with warnings.catch_warnings():
+        # an auxiliary fit: a density that is not fully converged is still usable
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        estimator.fit(a, y)
     if classification:
-        if not hasattr(estimator, "predict_proba"):  # before a fit that may take long
-            raise TypeError(f"density_estimator {type(estimator).__name__} has no predict_proba; "
-                            "classification needs class probabilities.")
-        with warnings.catch_warnings():
-            # an auxiliary fit: a density that is not fully converged is still usable
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            estimator.fit(a, y)
         log_proba = np.log(np.clip(estimator.predict_proba(a), _MIN_PROBA, None))
         return ClassLogLikelihood(log_proba, y)
-    estimator.fit(a, y)
     try:
         mean, std = estimator.predict(a, return_std=True)
     except TypeError as error:

@@ -1,8 +1,11 @@
 """The conditional density q̂(y | a) behind ICP, and the numeric encoding of sensitive attributes."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import BayesianRidge, LinearRegression, LogisticRegression
 
 from fairkit.utils._conditional_density import (
@@ -78,3 +81,19 @@ def test_a_classifier_density_without_predict_proba_is_refused_before_fitting():
     a, y = np.zeros((20, 1)), np.arange(20) % 2
     with pytest.raises(TypeError, match="predict_proba"):
         fit_log_likelihood(a, y, classification=True, estimator=_UnfittableRegressor())
+
+
+class _UnconvergedRidge(BayesianRidge):
+    def fit(self, X, y):
+        warnings.warn("stopped early", ConvergenceWarning, stacklevel=2)
+        return super().fit(X, y)
+
+
+def test_an_unconverged_regression_density_is_used_without_warning_as_a_classifier_is():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(50, 1))
+    y = a[:, 0] + rng.normal(size=50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        log_lik = fit_log_likelihood(a, y, classification=False, estimator=_UnconvergedRidge())
+    assert isinstance(log_lik, GaussianLogLikelihood)
