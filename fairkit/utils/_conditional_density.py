@@ -5,10 +5,13 @@ here, without torch (:mod:`fairkit.metrics` must import without it):
 
 * classification: any classifier with ``predict_proba``; by default scikit-learn's
   ``MLPClassifier`` with one hidden layer of 64 ReLU units (the architecture of the
-  reference code's density network), fitted by L-BFGS with an L2 penalty. Not with
-  scikit-learn's early stopping: it monitors validation *accuracy*, which stops
-  improving long before the class probabilities are learnt (on two groups with
-  P(y=1) = 0.3 and 0.8 it stops at a constant 0.54);
+  reference code's density network), fitted by L-BFGS with the L2 penalty that gives
+  the best log-likelihood on a held-out 20 % of the samples (then refitted on all).
+  Without that choice a fixed small penalty overfits continuous attributes (mean
+  error of the class probability 0.29 at n = 500 on three Gaussian attributes; 0.09
+  with the chosen penalty). Not with scikit-learn's early stopping: it monitors
+  validation *accuracy*, which stops improving long before the class probabilities
+  are learnt (on two groups with P(y=1) = 0.3 and 0.8 it stops at a constant 0.54);
 * regression: any regressor whose ``predict(a, return_std=True)`` gives a Gaussian
   mean and standard deviation (``BayesianRidge``, ``GaussianProcessRegressor``, ...);
   by default :class:`HeteroscedasticMLP`, ``N(μ(a), σ²(a))`` fitted by maximum
@@ -28,6 +31,7 @@ from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils import check_random_state
@@ -110,7 +114,7 @@ def fit_log_likelihood(a, y, *, classification, estimator="auto", random_state=N
     (200, 2)
     """
     if isinstance(estimator, str) and estimator == "auto":
-        estimator = _DEFAULT_CLASSIFIER if classification else HeteroscedasticMLP()
+        estimator = _default_class_density(y, random_state) if classification else HeteroscedasticMLP()
     elif isinstance(estimator, str):
         raise ValueError(f"density_estimator must be 'auto' or an estimator, got {estimator!r}.")
     estimator = clone(estimator)
@@ -140,7 +144,24 @@ def _fit_log_likelihood(a, y, classification, estimator):
     return GaussianLogLikelihood(y, mean, np.maximum(std, _MIN_PROBA * max(np.std(y), 1.0)))
 
 
-_DEFAULT_CLASSIFIER = MLPClassifier(hidden_layer_sizes=(64,), solver="lbfgs", max_iter=500)
+_CLASS_DENSITY_ALPHAS = (1e-4, 1e-2, 1.0, 10.0, 100.0)
+
+
+def _default_class_density(y, random_state):
+    """A 64-unit ``MLPClassifier`` (L-BFGS) whose L2 penalty is chosen by held-out log-loss.
+
+    The penalty is chosen on a stratified 20 % of the samples and the network refitted on
+    all of them; with fewer than 50 samples or 5 of some class there is nothing to hold
+    out, and the smallest penalty is used.
+    """
+    network = MLPClassifier(hidden_layer_sizes=(64,), solver="lbfgs", max_iter=500,
+                            alpha=_CLASS_DENSITY_ALPHAS[0], random_state=random_state)
+    if len(y) < 50 or np.bincount(y).min() < 5:
+        return network
+    fit_rows, held_out = train_test_split(np.arange(len(y)), test_size=0.2, stratify=y,
+                                          random_state=random_state)
+    return GridSearchCV(network, {"alpha": _CLASS_DENSITY_ALPHAS}, scoring="neg_log_loss",
+                        cv=[(fit_rows, held_out)])
 
 
 class HeteroscedasticMLP(RegressorMixin, BaseEstimator):
