@@ -261,8 +261,8 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
     density_estimator : "auto" or classifier, default="auto"
         Model of P(Y | A) for ICP, fitted on the encoded attributes (numeric columns
         and the one-hot columns of the others, all standardized). "auto" is
-        scikit-learn's ``MLPClassifier`` with 64 hidden units fitted by L-BFGS; any
-        classifier with ``predict_proba`` works.
+        scikit-learn's ``MLPClassifier`` with 64 hidden units fitted by L-BFGS, its L2
+        penalty chosen by held-out log-loss; any classifier with ``predict_proba`` works.
     sensitive_cols : str, int or list, default=None
         Columns of X holding the sensitive attributes (instead of ``sensitive_features``).
     device : str, default="cpu"

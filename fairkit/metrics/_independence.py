@@ -119,8 +119,9 @@ def equalized_odds_test(y_pred, y_true, *, sensitive_features, n_permutations=10
     density_estimator : "auto" or estimator, default="auto"
         Model of Y | A: a classifier with ``predict_proba``, or a regressor with
         ``predict(a, return_std=True)``. "auto" is a 64-unit one-hidden-layer network
-        (scikit-learn's ``MLPClassifier``, or a heteroscedastic Gaussian network with
-        early stopping for real targets): the reference code's choice, without torch.
+        (scikit-learn's ``MLPClassifier`` with its L2 penalty chosen by held-out
+        log-loss, or a heteroscedastic Gaussian network with early stopping for real
+        targets): the reference code's choice, without torch.
     n_sweeps : int, default=50
         Sweeps of the ICP Markov chain (burn-in, and per copy).
     random_state : int, numpy Generator or None, default=None
