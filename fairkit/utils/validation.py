@@ -33,8 +33,21 @@ __all__ = [
     "resolve_sensitive_features",
 ]
 
+class _NoGroup:
+    """The type of :data:`NO_GROUP`: a singleton that equals no group label of the data."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "all samples"
+
+    def __reduce__(self):  # pickles (and copies) as a reference to the module's NO_GROUP
+        return "NO_GROUP"
+
+
 #: The single group of an estimator fitted without sensitive features (``groups_ == [NO_GROUP]``).
-NO_GROUP = "all samples"
+#: It prints as ``all samples`` but is not the string, so a real group of that name is not taken for it.
+NO_GROUP = _NoGroup()
 
 
 def check_sensitive_features(sensitive_features, n_samples=None, *, samples_of="X"):
@@ -273,7 +286,7 @@ def predict_groups(estimator, X, sensitive_features):
     """
     groups = estimator.groups_
     frame = resolve_sensitive_features(estimator, X, sensitive_features)
-    fitted_without = len(groups) == 1 and isinstance(groups[0], str) and groups[0] == NO_GROUP
+    fitted_without = len(groups) == 1 and groups[0] is NO_GROUP
     if frame is None:
         if not fitted_without:
             raise ValueError(f"{type(estimator).__name__} was fitted with sensitive features; "

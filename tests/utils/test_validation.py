@@ -1,3 +1,6 @@
+import copy as copy_module
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -145,3 +148,21 @@ def test_predict_groups_consistency_with_fit():
         estimator.groups_, _ = fit_groups(estimator, np.zeros((3, 1)), None)
     with pytest.raises(ValueError, match="fitted without sensitive features"):
         predict_groups(estimator, np.zeros((2, 1)), ["x", "y"])
+
+
+def test_a_real_group_printed_like_the_no_group_marker_is_not_taken_for_it():
+    estimator = Holder()
+    estimator.groups_, _ = fit_groups(estimator, np.zeros((3, 1)), [str(NO_GROUP)] * 3)
+    assert estimator.groups_[0] is not NO_GROUP
+    assert predict_groups(estimator, np.zeros((2, 1)), [str(NO_GROUP)] * 2).tolist() == [0, 0]
+    with pytest.raises(ValueError, match="give them here too"):
+        predict_groups(estimator, np.zeros((2, 1)), None)
+
+
+def test_the_no_group_marker_survives_pickling_and_cloning():
+    estimator = Holder()
+    with pytest.warns(FairkitWarning):
+        estimator.groups_, _ = fit_groups(estimator, np.zeros((3, 1)), None)
+    for copy in (pickle.loads(pickle.dumps(estimator)), copy_module.deepcopy(estimator)):
+        assert copy.groups_[0] is NO_GROUP
+        assert predict_groups(copy, np.zeros((2, 1)), None).tolist() == [0, 0]
