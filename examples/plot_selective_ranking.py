@@ -33,7 +33,7 @@ coaches = votes.columns
 order = np.argsort(path.rankings[-1], kind="stable")
 edges = np.append(path.taus, 0.5)
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 2]})
+fig, left = plt.subplots(figsize=(8, 4.5))
 for row, coach in enumerate(order):
     for start, stop, ranking in zip(edges[:-1], edges[1:], path.rankings, strict=True):
         left.barh(row, stop - start, left=start, color=plt.cm.viridis(ranking[coach] / 3),
@@ -45,11 +45,13 @@ left.invert_yaxis()
 left.set_xlim(0, 0.5)
 left.set_xlabel("dissent level τ (largest fraction of voters a comparison may overrule)")
 left.set_title("Tier of each coach along the path (1 = best)")
+fig.tight_layout()
 
 # %%
 # Disagreement against abstention: each selective ranking overrules fewer voters'
 # preferences than any total order, by declining to compare the coaches the voters
 # split on.
+fig, right = plt.subplots(figsize=(6, 4.5))
 for tau, ranking in zip(path.taus, path.rankings, strict=True):
     right.scatter(abstention_rate(ranking), disagreement_rate(votes, ranking), color="tab:blue")
     right.annotate(f"τ={tau:.2f}", (abstention_rate(ranking), disagreement_rate(votes, ranking)),

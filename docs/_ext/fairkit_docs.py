@@ -6,6 +6,7 @@
   local inventories, or from the web when it is reachable, and leaves a project out otherwise.
 - :func:`gallery_filename_pattern` picks the examples the gallery executes within a time budget.
 - The ``fairkit-estimators`` directive renders a table of the registered estimators.
+- The ``fairkit-example-figure`` directive shows a gallery example's figure on a user-guide page.
 - The ``fairkit-toctree`` directive is a globbing ``toctree`` that renders nothing, rather
   than warning, when its patterns match no page (method pages come and go with plugins).
 """
@@ -251,6 +252,31 @@ class OptionalTocTree(TocTree):
         return super().run()
 
 
+class ExampleFigure(SphinxDirective):
+    """``.. fairkit-example-figure:: plot_NAME.py``: the example's first figure, linked to its page.
+
+    The content is the caption. An example the budgeted gallery did not execute has no
+    figure; then only the caption and the link are shown, instead of a missing image.
+    """
+
+    required_arguments = 1
+    has_content = True
+
+    def run(self):
+        stem = Path(self.arguments[0]).stem
+        image = f"/auto_examples/images/sphx_glr_{stem}_001.png"
+        link = f":ref:`examples/{stem}.py <sphx_glr_auto_examples_{stem}.py>`"
+        caption = [*self.content, "", f"From {link}."]
+        if (Path(self.env.srcdir) / image.lstrip("/")).is_file():
+            lines = [f".. figure:: {image}", "   :width: 100%", "", *("   " + line for line in caption)]
+        else:
+            lines = caption
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines, source=self.arguments[0]), self.content_offset,
+                                container)
+        return container.children
+
+
 # scikit-learn's generated metadata-routing and configuration methods, the same on every estimator
 _INHERITED_API = re.compile(r"set_\w+_request|get_metadata_routing|set_output|get_params|set_params")
 
@@ -277,5 +303,6 @@ def setup(app):
     app.connect("autodoc-skip-member", skip_inherited_api)
     app.connect("autodoc-process-docstring", quote_fitted_names_in_types, priority=100)
     app.add_directive("fairkit-estimators", EstimatorTable)
+    app.add_directive("fairkit-example-figure", ExampleFigure)
     app.add_directive("fairkit-toctree", OptionalTocTree)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
