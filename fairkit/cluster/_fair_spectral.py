@@ -71,7 +71,12 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         Stopping tolerance on the ADMM residuals (``"admm"``, relative to ``sqrt(k)``)
         or on ARPACK's relative eigenvalue accuracy (``"eigsh"``).
     n_init : int, default=10
-        Number of k-means runs on the embedding (the papers use 10).
+        Number of k-means runs on the embedding (the papers use 10). They run on
+        scikit-learn's OpenMP threads (limit them with ``threadpoolctl``), not on ``n_jobs``.
+    n_jobs : int, default=None
+        Parallel joblib jobs of the affinity: the nearest-neighbour search or the kernel
+        matrix, as in :class:`sklearn.cluster.SpectralClustering`. ``None`` means 1 unless
+        in a :func:`joblib.parallel_backend` context; -1 means all processors.
     sensitive_cols : str, int or list, default=None
         Columns of ``X`` holding the sensitive features, instead of passing them to
         :meth:`fit` (not with ``affinity="precomputed"``). They are left out of the
@@ -142,6 +147,7 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_jobs": [None, numbers.Integral],
         "sensitive_cols": [None, str, numbers.Integral, list, tuple],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -149,7 +155,7 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
 
     def __init__(self, n_clusters=8, *, affinity="rbf", gamma=1.0, n_neighbors=10,
                  laplacian="normalized", solver="auto", max_iter=1000, tol=1e-6, n_init=10,
-                 sensitive_cols=None, random_state=None, verbose=0):
+                 n_jobs=None, sensitive_cols=None, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.affinity = affinity
         self.gamma = gamma
@@ -159,6 +165,7 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.n_init = n_init
+        self.n_jobs = n_jobs
         self.sensitive_cols = sensitive_cols
         self.random_state = random_state
         self.verbose = verbose
@@ -184,9 +191,10 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
             return X
         if self.affinity == "nearest_neighbors":
             connectivity = kneighbors_graph(X, n_neighbors=min(self.n_neighbors, X.shape[0] - 1),
-                                            include_self=True)
+                                            include_self=True, n_jobs=self.n_jobs)
             return 0.5 * (connectivity + connectivity.T)
-        return pairwise_kernels(X, metric=self.affinity, filter_params=True, gamma=self.gamma)
+        return pairwise_kernels(X, metric=self.affinity, filter_params=True, n_jobs=self.n_jobs,
+                                gamma=self.gamma)
 
     def _graph(self, affinity):
         """The affinity as a CSR matrix without self-loops, checked for what the solvers need."""

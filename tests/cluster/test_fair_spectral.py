@@ -204,6 +204,17 @@ def test_affinities_match_scikit_learn():
         assert abs(diff).max() < 1e-12
 
 
+@pytest.mark.parametrize("affinity", ["rbf", "nearest_neighbors"])
+def test_n_jobs_parallelizes_the_affinity_without_changing_it(affinity):
+    X, _ = make_blobs(80, centers=3, random_state=0)
+    groups = np.arange(80) % 2
+    serial = FairSpectralClustering(3, affinity=affinity, random_state=0).fit(X, sensitive_features=groups)
+    parallel = FairSpectralClustering(3, affinity=affinity, n_jobs=2, random_state=0).fit(
+        X, sensitive_features=groups)
+    assert abs(parallel.affinity_matrix_ - serial.affinity_matrix_).max() < 1e-12
+    np.testing.assert_array_equal(parallel.labels_, serial.labels_)
+
+
 def test_sensitive_cols_are_found_and_left_out_of_the_affinity():
     X, _ = make_blobs(60, centers=3, random_state=0)
     groups = np.arange(60) % 2
