@@ -131,6 +131,14 @@ def test_strict_mode_raises(site, monkeypatch):
         registry.all_estimators()
 
 
+def test_strict_mode_raises_on_an_invalid_entry_of_a_loaded_plugin(site, monkeypatch):
+    monkeypatch.setenv("FAIRKIT_STRICT_PLUGINS", "1")
+    monkeypatch.setenv("FAIRKIT_DISABLE_PLUGINS", "brokenplug")  # loads; goodplug holds NotAnEstimator
+    registry.reload_plugins()
+    with pytest.raises(TypeError, match="'goodplug': .*NotAnEstimator.* is not a scikit-learn estimator"):
+        registry.all_estimators()
+
+
 def test_disabled_plugins_are_not_imported(site, monkeypatch):
     monkeypatch.setenv("FAIRKIT_DISABLE_PLUGINS", "brokenplug, shadowplug")
     registry.reload_plugins()
