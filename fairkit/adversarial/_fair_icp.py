@@ -92,12 +92,13 @@ class _BaseFairICP(BaseEstimator):
         "device": [str],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "net_params": [None, dict],
     }
 
     def __init__(self, hidden_layer_sizes=(64,), *, mu=0.5, max_epochs=100, batch_size=256, lr=1e-3,
                  lr_discriminator=1e-4, discriminator_hidden=(64, 64, 64), discriminator_steps=1,
                  icp_sweeps=50, density_estimator="auto", sensitive_cols=None, device="cpu",
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=0, net_params=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.mu = mu
         self.max_epochs = max_epochs
@@ -112,6 +113,7 @@ class _BaseFairICP(BaseEstimator):
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
+        self.net_params = net_params
 
     @classmethod
     def get_test_params(cls):
@@ -166,7 +168,7 @@ class _BaseFairICP(BaseEstimator):
         torch_side = _torch_side()
         n_outputs = self._n_outputs()
         y_width = n_outputs if self._is_classifier else 1
-        net = torch_side.AdversarialNet(
+        net_params = dict(
             module=torch_side.MLP, module__n_inputs=X_net.shape[1], module__n_outputs=n_outputs,
             module__hidden_layer_sizes=hidden, criterion=self._criterion(torch_side),
             optimizer=torch_side.torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs,
@@ -179,6 +181,7 @@ class _BaseFairICP(BaseEstimator):
             discriminator_optimizer=torch_side.torch.optim.Adam,
             discriminator_optimizer__lr=self.lr_discriminator,
             mu=mu, discriminator_steps=self.discriminator_steps, sensitive_sampler=sampler)
+        net = torch_side.AdversarialNet(**{**net_params, **(self.net_params or {})})
         data = {"x": x_scaler.transform(X_net).astype(np.float32), "a": a,
                 "index": np.arange(n_samples)}
         with torch_side.seeded(torch_seed):
@@ -273,6 +276,12 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
         are drawn from numpy's global generator, as scikit-learn estimators do.
     verbose : int, default=0
         Print per-epoch losses and a progress bar.
+    net_params : dict, default=None
+        More parameters of the skorch net, in skorch's ``prefix__name`` syntax:
+        ``module__*``, ``optimizer__*``, ``discriminator__*``,
+        ``discriminator_optimizer__*``, ``iterator_train__*``, ``callbacks``, ...
+        (for example ``{"optimizer__weight_decay": 1e-4}``). They override what the
+        other parameters set; ``GridSearchCV`` can search over such dicts.
 
     Attributes
     ----------
@@ -401,6 +410,12 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
         Seed of the density model, the ICP chain and the networks.
     verbose : int, default=0
         Print per-epoch losses and a progress bar.
+    net_params : dict, default=None
+        More parameters of the skorch net, in skorch's ``prefix__name`` syntax:
+        ``module__*``, ``optimizer__*``, ``discriminator__*``,
+        ``discriminator_optimizer__*``, ``iterator_train__*``, ``callbacks``, ...
+        (for example ``{"optimizer__weight_decay": 1e-4}``). They override what the
+        other parameters set; ``GridSearchCV`` can search over such dicts.
 
     Attributes
     ----------

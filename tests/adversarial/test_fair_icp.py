@@ -7,10 +7,12 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn
 from joblib import Parallel, delayed
 from scipy import sparse
 from sklearn.base import clone
 from sklearn.linear_model import BayesianRidge, LinearRegression, LogisticRegression
+from sklearn.model_selection import GridSearchCV
 
 from fairkit.adversarial import FairICPClassifier, FairICPRegressor
 from fairkit.exceptions import FairkitWarning
@@ -204,6 +206,31 @@ def test_the_skorch_net_exposes_discriminator_parameters():
     widths = [layer.out_features for layer in net.discriminator_.layers if hasattr(layer, "out_features")]
     assert widths == [8, 4, 1]
     assert net.sensitive_sampler is None  # not kept after training
+
+
+def test_net_params_reach_the_skorch_net_and_grid_search_tunes_them():
+    X, y, a = proxy_classification(120, 0)
+    grid = {"net_params": [{"optimizer__weight_decay": 0.5, "discriminator__hidden_layer_sizes": (4,)},
+                           {"optimizer__weight_decay": 0.0, "discriminator_optimizer__betas": (0.5, 0.9)}]}
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = FairICPClassifier(**FAST).set_fit_request(sensitive_features=True)
+        search = GridSearchCV(model, grid, cv=2, refit=True).fit(X, y, sensitive_features=a)
+    net = search.best_estimator_.net_
+    chosen = search.best_params_["net_params"]
+    assert net.optimizer_.param_groups[0]["weight_decay"] == chosen["optimizer__weight_decay"]
+    if "discriminator_optimizer__betas" in chosen:
+        assert net.discriminator_optimizer_.param_groups[0]["betas"] == (0.5, 0.9)
+    else:
+        assert [layer.out_features for layer in net.discriminator_.layers
+                if hasattr(layer, "out_features")] == [4, 1]
+
+
+def test_a_misspelt_net_param_is_named_and_leaves_the_estimator_unfitted():
+    X, y, a = proxy_classification(60, 0)
+    model = FairICPClassifier(net_params={"optimiser__lr": 0.1}, **FAST)
+    with pytest.raises(ValueError, match="optimiser__lr"):
+        model.fit(X, y, sensitive_features=a)
+    assert not hasattr(model, "net_")
 
 
 @pytest.mark.parametrize("params, message", [
