@@ -411,11 +411,7 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
     verbose : int, default=0
         Print per-epoch losses and a progress bar.
     net_params : dict, default=None
-        More parameters of the skorch net, in skorch's ``prefix__name`` syntax:
-        ``module__*``, ``optimizer__*``, ``discriminator__*``,
-        ``discriminator_optimizer__*``, ``iterator_train__*``, ``callbacks``, ...
-        (for example ``{"optimizer__weight_decay": 1e-4}``). They override what the
-        other parameters set; ``GridSearchCV`` can search over such dicts.
+        More parameters of the skorch net, as in :class:`FairICPClassifier`.
 
     Attributes
     ----------
