@@ -168,7 +168,7 @@ class _BaseFairICP(BaseEstimator):
         torch_side = _torch_side()
         n_outputs = self._n_outputs()
         y_width = n_outputs if self._is_classifier else 1
-        net_params = dict(
+        defaults = dict(
             module=torch_side.MLP, module__n_inputs=X_net.shape[1], module__n_outputs=n_outputs,
             module__hidden_layer_sizes=hidden, criterion=self._criterion(torch_side),
             optimizer=torch_side.torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs,
@@ -181,7 +181,7 @@ class _BaseFairICP(BaseEstimator):
             discriminator_optimizer=torch_side.torch.optim.Adam,
             discriminator_optimizer__lr=self.lr_discriminator,
             mu=mu, discriminator_steps=self.discriminator_steps, sensitive_sampler=sampler)
-        net = torch_side.AdversarialNet(**{**net_params, **(self.net_params or {})})
+        net = torch_side.AdversarialNet(**{**defaults, **(self.net_params or {})})
         data = {"x": x_scaler.transform(X_net).astype(np.float32), "a": a,
                 "index": np.arange(n_samples)}
         with torch_side.seeded(torch_seed):

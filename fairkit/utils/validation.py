@@ -33,6 +33,7 @@ __all__ = [
     "resolve_sensitive_features",
 ]
 
+
 class _NoGroup:
     """The type of :data:`NO_GROUP`: a singleton that equals no group label of the data."""
 
