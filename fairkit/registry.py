@@ -4,20 +4,30 @@ Plugins are found through the entry-point group ``fairkit`` (fairkit's own
 estimators register the same way, through ``fairkit._builtin``). Discovery is
 lazy: nothing is imported until one of the functions below is first called.
 
-Each plugin is isolated: one that fails to import, whose hook raises, or that
-returns something invalid (a class that is not a scikit-learn estimator, a name
-already taken) is skipped with a :class:`~fairkit.exceptions.FairkitPluginWarning`
-that names it and says why. Two environment variables, read at discovery time,
-change this:
+Each plugin is isolated: one that fails to import (an exception, or ``sys.exit``:
+anything but ``KeyboardInterrupt``), whose entry point is malformed, whose hook
+raises, or that returns something invalid (a class that is not a scikit-learn
+estimator, a name already taken) is skipped with a
+:class:`~fairkit.exceptions.FairkitPluginWarning` that names it and says why.
+The entry-point name ``fairkit`` belongs to the built-in plugin (``fairkit._builtin``
+of the ``fairkit`` distribution): another plugin of that name, or of any name already
+taken, is skipped. A hook function whose name is no hook of :mod:`fairkit.hookspecs`
+(a misspelling such as ``fairkit_estimator``) is never called: it is reported the
+same way, and the plugin's other hooks still register. :func:`list_plugins` shows
+every problem reported for a plugin in its ``error``. Two environment variables,
+read at discovery time, change this:
 
 ``FAIRKIT_STRICT_PLUGINS=1``
-    raise instead of warning.
+    raise instead of warning: the plugin's own exception (a ``SystemExit`` as a
+    ``RuntimeError``), or a ``TypeError``, ``ValueError`` (a name clash) or
+    :class:`pluggy.PluginValidationError` (an unknown hook) that names the plugin.
 ``FAIRKIT_DISABLE_PLUGINS=a,b``
     do not load the plugins (entry-point names) ``a`` and ``b``.
 
 Call :func:`reload_plugins` after changing them or installing a plugin.
 """
 
+import difflib
 import os
 import threading
 import warnings
@@ -50,7 +60,8 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "fairkit"
-BUILTIN_PLUGIN = "fairkit"
+BUILTIN_PLUGIN = "fairkit"  # the entry-point name, distribution and module of fairkit's own plugin
+_BUILTIN_MODULE = "fairkit._builtin"
 
 _TYPE_FILTERS = {
     "classifier": ClassifierMixin,
@@ -75,7 +86,7 @@ class _Plugin:
     distribution: str | None
     version: str | None
     status: str = "loaded"  # "loaded", "disabled" or "failed"
-    error: str | None = None
+    error: str | None = None  # every problem reported, joined by "; "
     registered: dict = field(default_factory=dict)  # hook short name -> list of names
 
 
@@ -87,23 +98,53 @@ def _env_list(name):
     return {item.strip() for item in os.environ.get(name, "").split(",") if item.strip()}
 
 
+def _describe(exc):
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _distribution(ep):
+    dist = getattr(ep, "dist", None)
+    return (dist.metadata["Name"], dist.version) if dist else (None, None)
+
+
+def _is_builtin(ep):
+    return (ep.name, ep.value, _distribution(ep)[0]) == (BUILTIN_PLUGIN, _BUILTIN_MODULE, BUILTIN_PLUGIN)
+
+
+def _load_entry_point(ep):
+    if ep.pattern.match(ep.value) is None:
+        raise ValueError("not an object reference; write 'package.module' or 'package.module:attribute'")
+    return ep.load()
+
+
 class _Registry:
     """Loads plugins once and collects what each hook returns, one hook at a time."""
 
     def __init__(self):
         self._lock = threading.RLock()
         self._manager = None
-        self._plugins = {}
+        self._plugins = []
         self._collected = {}
         self._strict = False
 
-    def _problem(self, plugin, message, exc=None):
+    def _problem(self, plugin, message, error=TypeError, *, skipped=True):
+        """Record a problem of ``plugin`` and warn; in strict mode raise ``error`` instead.
+
+        ``error`` is the plugin's own exception, re-raised (one that is not an ``Exception``,
+        such as ``SystemExit``, is raised as a ``RuntimeError`` from it), or an exception class
+        raised with the message.
+        """
+        plugin.error = message if plugin.error is None else f"{plugin.error}; {message}"
+        text = f"fairkit plugin {plugin.name!r}: {message}"
         if self._strict:
-            if exc is not None:
-                raise exc
-            raise TypeError(f"fairkit plugin {plugin.name!r}: {message}")
-        warnings.warn(f"fairkit plugin {plugin.name!r} skipped: {message}", FairkitPluginWarning,
-                      stacklevel=4)
+            if isinstance(error, Exception):
+                raise error
+            if isinstance(error, BaseException):
+                raise RuntimeError(text) from error
+            raise error(text)
+        if skipped:
+            text = f"fairkit plugin {plugin.name!r} skipped: {message}"
+        warnings.warn(text, FairkitPluginWarning, stacklevel=4)
 
     def manager(self):
         with self._lock:
@@ -116,27 +157,53 @@ class _Registry:
         disabled = _env_list("FAIRKIT_DISABLE_PLUGINS")
         manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         manager.add_hookspecs(hookspecs)
-        plugins = {}
-        found = entry_points(group=ENTRY_POINT_GROUP)
-        # fairkit's own plugin first, then the others by name: duplicates resolve the same way
-        # on every machine, in favour of the built-ins.
-        for ep in sorted(found, key=lambda ep: (ep.name != BUILTIN_PLUGIN, ep.name)):
-            if ep.name in plugins:
-                continue  # the same distribution seen twice on sys.path
-            dist = getattr(ep, "dist", None)
-            plugin = _Plugin(ep.name, dist.metadata["Name"] if dist else None,
-                             dist.version if dist else None)
-            plugins[ep.name] = plugin
+        plugins, owners = [], {}  # owners: entry-point name -> the distribution whose plugin has it
+        # the built-in plugin first, then by name: a name clash resolves the same way on every machine
+        found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (not _is_builtin(ep), ep.name))
+        for ep in found:
+            plugin = _Plugin(ep.name, *_distribution(ep))
+            plugins.append(plugin)
+            if ep.name == BUILTIN_PLUGIN and not _is_builtin(ep):
+                clash = f"the name {ep.name!r} is reserved for fairkit's built-in plugin ({_BUILTIN_MODULE})"
+            elif ep.name in owners:
+                clash = f"the name {ep.name!r} is taken by the plugin of distribution {owners[ep.name]!r}"
+            else:
+                clash = None
+            if clash:
+                plugin.status = "failed"
+                self._problem(plugin, f"{clash}; distribution {plugin.distribution!r} must give its entry "
+                                      "point another name", ValueError)
+                continue
+            owners[ep.name] = plugin.distribution
             if ep.name in disabled:
                 manager.set_blocked(ep.name)
                 plugin.status = "disabled"
                 continue
             try:
-                manager.register(ep.load(), name=ep.name)
-            except Exception as exc:
-                plugin.status, plugin.error = "failed", f"{type(exc).__name__}: {exc}"
-                self._problem(plugin, f"could not be loaded ({plugin.error})", exc)
+                module = _load_entry_point(ep)
+                manager.register(module, name=ep.name)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # SystemExit too: a plugin cannot end the program
+                plugin.status = "failed"
+                self._problem(plugin, f"could not load entry point {ep.name} = {ep.value!r}: "
+                                      f"{_describe(exc)}", exc)
+                continue
+            self._check_hook_names(plugin, manager, module)
         self._manager, self._plugins, self._collected = manager, plugins, {}
+
+    def _check_hook_names(self, plugin, manager, module):
+        """Report the hook functions of ``module`` that match no hook specification (never called)."""
+        for caller in manager.get_hookcallers(module):
+            if caller.has_spec() or all(impl.optionalhook for impl in caller.get_hookimpls()
+                                        if impl.plugin is module):
+                continue
+            close = difflib.get_close_matches(caller.name, _HOOKS, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            message = (f"hook {caller.name!r} is not a fairkit hook and is never called ({hint}the hooks are "
+                       f"{', '.join(_HOOKS)})")
+            error = pluggy.PluginValidationError(module, f"fairkit plugin {plugin.name!r}: {message}")
+            self._problem(plugin, message, error, skipped=False)
 
     def collect(self, hook_name):
         """Return ``{entry name: (value, plugin name)}`` for one hook, validated."""
@@ -147,13 +214,16 @@ class _Registry:
             kind = _HOOKS[hook_name]
             entries = {}
             impls = {impl.plugin_name: impl for impl in getattr(manager.hook, hook_name).get_hookimpls()}
-            for name, plugin in self._plugins.items():
-                if name not in impls:
+            for plugin in self._plugins:
+                name = plugin.name
+                if plugin.status != "loaded" or name not in impls:
                     continue
                 try:
                     result = impls[name].function()
-                except Exception as exc:
-                    self._problem(plugin, f"hook {hook_name} raised {type(exc).__name__}: {exc}", exc)
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:  # SystemExit too, as at import
+                    self._problem(plugin, f"hook {hook_name} raised {_describe(exc)}", exc)
                     continue
                 plugin.registered[kind] = []
                 for key, value in self._items(plugin, kind, result):
@@ -197,12 +267,12 @@ class _Registry:
         with self._lock:
             for hook_name in _HOOKS:  # collect loads the plugins first
                 self.collect(hook_name)
-            return list(self._plugins.values())
+            return list(self._plugins)
 
     def reload(self):
         with self._lock:
             self._manager = None
-            self._plugins, self._collected = {}, {}
+            self._plugins, self._collected = [], {}
 
 
 _registry = _Registry()
@@ -294,9 +364,10 @@ def list_plugins():
     plugins : list of dict
         One dict per entry point in the ``fairkit`` group with ``name``,
         ``distribution``, ``version``, ``status`` (``"loaded"``, ``"disabled"``
-        or ``"failed"``), ``error`` and, for each hook, the names the plugin
-        registered (``estimators``, ``metrics``, ``datasets``, ``search_spaces``,
-        ``demos``).
+        or ``"failed"``), ``error`` (every problem reported for the plugin, joined
+        by ``"; "``, or ``None``: why it failed, or, for a loaded plugin, what was
+        skipped) and, for each hook, the names the plugin registered
+        (``estimators``, ``metrics``, ``datasets``, ``search_spaces``, ``demos``).
     """
     return [
         {

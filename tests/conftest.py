@@ -24,7 +24,8 @@ def install_plugin(tmp_path, monkeypatch):
 
     ``install_plugin(name, source, version)`` writes the module ``name`` and a
     ``name-version.dist-info`` whose entry point in the ``fairkit`` group names it.
-    The registry is rebuilt before and after the test.
+    ``entry_points={entry name: value}`` writes those entry points instead (a name
+    clash, a malformed value). The registry is rebuilt before and after the test.
     """
     import importlib
     import sys
@@ -37,12 +38,13 @@ def install_plugin(tmp_path, monkeypatch):
     monkeypatch.delenv("FAIRKIT_DISABLE_PLUGINS", raising=False)
     installed = []
 
-    def install(name, source, version="1.0"):
+    def install(name, source, version="1.0", *, entry_points=None):
         (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
         info = tmp_path / f"{name}-{version}.dist-info"
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
-        (info / "entry_points.txt").write_text(f"[fairkit]\n{name} = {name}\n")
+        lines = "".join(f"{key} = {value}\n" for key, value in (entry_points or {name: name}).items())
+        (info / "entry_points.txt").write_text(f"[fairkit]\n{lines}")
         installed.append(name)
         importlib.invalidate_caches()
         registry.reload_plugins()

@@ -33,7 +33,8 @@ def test_plugins_table_shows_a_failed_plugin(install_plugin, capsys):
     with pytest.warns(UserWarning, match="brokenplug"):
         assert main(["plugins"]) == 0
     out = capsys.readouterr().out
-    assert "brokenplug" in out and "failed: ImportError: missing dependency" in out
+    assert "brokenplug" in out and "failed: could not load entry point brokenplug = 'brokenplug': " \
+                                   "ImportError: missing dependency" in out
 
 
 def test_demo_runs_registered_demos_and_prints_a_row(install_plugin, capsys):
@@ -53,3 +54,24 @@ def test_demo_with_a_missing_optional_dependency_is_skipped(install_plugin, caps
     assert main(["demo", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "skipped: needs torch" in out and any(line.startswith("toy") for line in out.splitlines())
+
+
+# Bad input (issue 14)
+
+def test_plugins_lists_a_plugin_that_calls_sys_exit_at_import(install_plugin, capsys):
+    install_plugin("exitplug", "import sys\nsys.exit(3)\n")
+    with pytest.warns(UserWarning, match="exitplug"):
+        assert main(["plugins"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("exitplug"))
+    assert "failed: could not load entry point exitplug = 'exitplug': SystemExit: 3" in row
+
+
+def test_plugins_shows_a_misspelt_hook(install_plugin, capsys):
+    install_plugin("typoplug", "from fairkit import hookimpl\n\n\n@hookimpl\ndef fairkit_demo():\n"
+                               "    return {}\n")
+    with pytest.warns(UserWarning, match="typoplug"):
+        assert main(["plugins", "--json"]) == 0
+    plugin = next(p for p in json.loads(capsys.readouterr().out) if p["name"] == "typoplug")
+    assert plugin["status"] == "loaded"
+    assert "hook 'fairkit_demo' is not a fairkit hook and is never called (did you mean 'fairkit_demos'?" \
+           in plugin["error"]

@@ -108,7 +108,8 @@ def test_invalid_entries_are_skipped_with_reasons(site):
     with pytest.warns(FairkitPluginWarning) as record:
         registry.list_plugins()
     messages = "\n".join(str(w.message) for w in record)
-    assert "'brokenplug' skipped: could not be loaded (ImportError: needs a package" in messages
+    assert "'brokenplug' skipped: could not load entry point brokenplug = 'brokenplug': ImportError: " \
+           "needs a package" in messages
     assert "NotAnEstimator" in messages and "not a scikit-learn estimator" in messages
     assert "'not_callable' must map a str to callable" in messages
     assert "hook fairkit_demos raised RuntimeError: demo data missing" in messages
@@ -171,3 +172,117 @@ def test_discovery_is_lazy():
     assert registry._registry._manager is None
     registry.all_metrics()
     assert registry._registry._manager is not None
+
+
+# Bad input (issue 14)
+
+MISSPELT_HOOK_PLUGIN = '''
+from fairkit import hookimpl
+
+
+def gap(y_true, y_pred, *, sensitive_features):
+    return 0.0
+
+
+@hookimpl
+def fairkit_estimator():  # the hook is fairkit_estimators
+    raise AssertionError("a hook without a specification is never called")
+
+
+@hookimpl
+def fairkit_metrics():
+    return {"typo_gap": gap}
+'''
+
+
+def test_a_plugin_named_fairkit_cannot_replace_the_builtin_plugin(install_plugin):
+    install_plugin("impostor", SHADOW_PLUGIN, entry_points={"fairkit": "impostor"})
+    with pytest.warns(FairkitPluginWarning, match="plugin 'fairkit' skipped: the name 'fairkit' is reserved "
+                                                  "for fairkit's built-in plugin .*distribution 'impostor'"):
+        names = dict(registry.all_estimators())
+    assert "RandomizedFairBOC" in names and "GoodClassifier" not in names
+    by_distribution = {p["distribution"]: p for p in registry.list_plugins() if p["name"] == "fairkit"}
+    assert by_distribution["fairkit"]["status"] == "loaded"
+    assert by_distribution["impostor"]["status"] == "failed"
+    assert "reserved for fairkit's built-in plugin" in by_distribution["impostor"]["error"]
+
+
+def test_a_plugin_named_fairkit_raises_in_strict_mode(install_plugin, monkeypatch):
+    install_plugin("impostor", SHADOW_PLUGIN, entry_points={"fairkit": "impostor"})
+    monkeypatch.setenv("FAIRKIT_STRICT_PLUGINS", "1")
+    registry.reload_plugins()
+    with pytest.raises(ValueError, match="'fairkit' is reserved for fairkit's built-in plugin.*'impostor'"):
+        registry.all_estimators()
+
+
+def test_a_misspelt_hook_is_reported_and_the_valid_hooks_register(install_plugin):
+    install_plugin("typoplug", MISSPELT_HOOK_PLUGIN)
+    with pytest.warns(FairkitPluginWarning, match="'typoplug': hook 'fairkit_estimator' is not a fairkit "
+                                                  "hook.*did you mean 'fairkit_estimators'"):
+        info = _plugin("typoplug")
+    assert info["status"] == "loaded" and info["metrics"] == ["typo_gap"]
+    assert "'fairkit_estimator' is not a fairkit hook" in info["error"]
+
+
+def test_a_misspelt_hook_raises_in_strict_mode(install_plugin, monkeypatch):
+    from pluggy import PluginValidationError
+
+    install_plugin("typoplug", MISSPELT_HOOK_PLUGIN)
+    monkeypatch.setenv("FAIRKIT_STRICT_PLUGINS", "1")
+    registry.reload_plugins()
+    with pytest.raises(PluginValidationError, match="hook 'fairkit_estimator' is not a fairkit hook"):
+        registry.all_metrics()
+
+
+def test_sys_exit_at_import_is_a_failed_plugin(install_plugin):
+    install_plugin("exitplug", "import sys\nsys.exit(3)\n")
+    install_plugin("goodplug", GOOD_PLUGIN)
+    with pytest.warns(FairkitPluginWarning, match="'exitplug' skipped: could not load entry point "
+                                                  "exitplug = 'exitplug': SystemExit: 3"):
+        names = dict(registry.all_estimators())
+    assert "GoodClassifier" in names
+    assert _plugin("exitplug")["status"] == "failed"
+
+
+def test_sys_exit_at_import_raises_an_error_in_strict_mode(install_plugin, monkeypatch):
+    install_plugin("exitplug", "import sys\nsys.exit(3)\n")
+    monkeypatch.setenv("FAIRKIT_STRICT_PLUGINS", "1")
+    registry.reload_plugins()
+    with pytest.raises(RuntimeError, match="'exitplug': could not load entry point"):
+        registry.all_estimators()
+
+
+def test_sys_exit_in_a_hook_skips_that_hook(install_plugin):
+    install_plugin("exithook", "import sys\n\nfrom fairkit import hookimpl\n\n\n"
+                               "@hookimpl\ndef fairkit_estimators():\n    sys.exit()\n")
+    with pytest.warns(FairkitPluginWarning, match="'exithook' skipped: hook fairkit_estimators raised "
+                                                  "SystemExit"):
+        names = dict(registry.all_estimators())
+    assert "RandomizedFairBOC" in names
+
+
+def test_keyboard_interrupt_at_import_is_not_swallowed(install_plugin):
+    install_plugin("interrupted", "raise KeyboardInterrupt\n")
+    with pytest.raises(KeyboardInterrupt):
+        registry.all_estimators()
+
+
+def test_a_malformed_entry_point_is_named(install_plugin):
+    install_plugin("attrplug", "x = 1\n", entry_points={"bad": "not a:valid:ref",
+                                                       "missing": "attrplug:nothing_here"})
+    with pytest.warns(FairkitPluginWarning) as record:
+        registry.all_estimators()
+    messages = "\n".join(str(w.message) for w in record)
+    assert "'bad' skipped: could not load entry point bad = 'not a:valid:ref': ValueError: not an " \
+           "object reference" in messages
+    assert "'missing' skipped: could not load entry point missing = 'attrplug:nothing_here': " \
+           "AttributeError: module 'attrplug' has no attribute 'nothing_here'" in messages
+
+
+def test_an_optional_hook_of_a_newer_fairkit_is_not_reported(install_plugin):
+    install_plugin("futureplug", "from fairkit import hookimpl\n\n\n@hookimpl(optionalhook=True)\n"
+                                 "def fairkit_future_hook():\n    return {}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FairkitPluginWarning)
+        info = _plugin("futureplug")
+    assert (info["status"], info["error"]) == ("loaded", None)
