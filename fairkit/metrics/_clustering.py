@@ -2,11 +2,48 @@
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_array, column_or_1d
+from sklearn.utils import check_array, check_symmetric, column_or_1d
+from sklearn.utils.validation import check_non_negative
 
-from fairkit.utils.validation import check_sensitive_features, encode_groups
+from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 
-__all__ = ["balance", "normalized_cut", "ratio_cut"]
+__all__ = ["balance", "check_affinity", "normalized_cut", "ratio_cut"]
+
+
+def check_affinity(affinity, *, input_name="affinity"):
+    """Validate a weighted adjacency matrix: square, finite, non-negative and symmetric.
+
+    The cut metrics and :class:`~fairkit.cluster.FairSpectralClustering` share this
+    check: a negative or one-sided weight has no meaning as a graph cut.
+
+    Parameters
+    ----------
+    affinity : {array-like, sparse matrix} of shape (n_samples, n_samples)
+        The matrix :math:`W`.
+    input_name : str, default="affinity"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    W : ndarray or CSR matrix of float64
+        ``affinity``, converted.
+
+    Raises
+    ------
+    ValueError
+        If ``affinity`` is not square, holds NaN, infinite or negative weights, or
+        differs from its transpose by more than 1e-10.
+    """
+    W = check_array(affinity, accept_sparse="csr", dtype=np.float64, input_name=input_name)
+    if W.shape[0] != W.shape[1]:
+        raise ValueError(f"{input_name} must be a square matrix, got shape {W.shape}.")
+    check_non_negative(W, f"{input_name} (affinities must be >= 0)")
+    try:
+        check_symmetric(W, raise_exception=True, raise_warning=False)
+    except ValueError:
+        raise ValueError(f"{input_name} must be symmetric (W[i, j] == W[j, i], an undirected graph); "
+                         f"symmetrize it first, e.g. ({input_name} + {input_name}.T) / 2.") from None
+    return W
 
 
 def balance(labels, groups, *, agg="min"):
@@ -45,6 +82,7 @@ def balance(labels, groups, *, agg="min"):
     """
     if agg not in ("min", "mean"):
         raise ValueError(f"agg must be 'min' or 'mean', got {agg!r}.")
+    check_same_index(labels=labels, groups=groups)
     labels = column_or_1d(labels, warn=True)
     _, codes = encode_groups(check_sensitive_features(groups, labels.shape[0], samples_of="labels"))
     _, clusters = np.unique(labels, return_inverse=True)
@@ -57,9 +95,7 @@ def balance(labels, groups, *, agg="min"):
 
 def _cuts(affinity, labels):
     """Return (cut, size, volume) of each cluster: weight leaving it, its samples, its degrees."""
-    affinity = check_array(affinity, accept_sparse="csr", dtype=np.float64)
-    if affinity.shape[0] != affinity.shape[1]:
-        raise ValueError(f"affinity must be a square matrix, got shape {affinity.shape}.")
+    affinity = check_affinity(affinity)
     labels = column_or_1d(labels, warn=True)
     if labels.shape[0] != affinity.shape[0]:
         raise ValueError(f"labels has {labels.shape[0]} entries but affinity describes "

@@ -2,10 +2,22 @@
 
 All functions take fairlearn's signature ``(y_true, y_pred, *, sensitive_features,
 sample_weight=None)`` and agree with ``fairlearn.metrics`` wherever fairlearn
-defines a value. Several sensitive columns form intersectional groups: one group
+defines a value and its input is valid. Several sensitive columns form intersectional groups: one group
 per observed combination of values. Every rate is a weighted ratio of per-group
 sums computed with :func:`numpy.bincount` over group codes, so a call costs
 O(n_samples) and no Python loop runs over samples.
+
+Labels
+------
+Every metric validates its labels the same way (those that ignore ``y_true`` check
+``y_pred`` alone): at most two distinct values, no NaN, and no probabilities or
+scores (non-integer floats, which would otherwise count as "not selected" and report
+perfect parity). ``pos_label`` must be one of the labels, unless the labels are in
+{0, 1} or {-1, 1} and so is ``pos_label`` (a model that selects no one is valid);
+without ``pos_label`` (the error-rate metrics' default) the labels must be in
+{0, 1} or {-1, 1}. Pandas inputs must share one index (rows are paired by position;
+see :func:`fairkit.utils.validation.check_same_index`), and a sensitive column that
+looks continuous warns (see :func:`fairkit.utils.validation.encode_groups`).
 
 Undefined rates
 ---------------
@@ -27,7 +39,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import check_consistent_length, column_or_1d
 from sklearn.utils.validation import _check_sample_weight
 
-from fairkit.utils.validation import check_sensitive_features, encode_groups
+from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 
 __all__ = [
     "demographic_parity_difference",
@@ -53,6 +65,8 @@ _RATE_NAMES = {
 
 def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, grouped=True):
     """Validate the arrays; return y_true, y_pred, weights and the group labels and codes."""
+    check_same_index(y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
+                     sample_weight=sample_weight)
     y_true = column_or_1d(y_true, warn=True)
     y_pred = column_or_1d(y_pred, warn=True)
     check_consistent_length(y_true, y_pred)
@@ -76,24 +90,49 @@ def _group_index(groups, columns):
     return pd.MultiIndex.from_tuples(list(groups), names=list(columns))
 
 
-def _binary_labels(y_true, y_pred, pos_label):
+def _label_values(y, name):
+    """The distinct values of labels ``y``; refuse missing values and probabilities."""
+    values = pd.unique(y)
+    missing = pd.isna(values)
+    if missing.any():
+        raise ValueError(f"{name} holds missing values (NaN or None) in {int(pd.isna(y).sum())} rows; "
+                         "drop those samples or fill them.")
+    fractional = [v for v in values if isinstance(v, float | np.floating) and not float(v).is_integer()]
+    if fractional:
+        raise ValueError(
+            f"{name} holds non-integer values such as {fractional[0]!r}: probabilities or scores, "
+            "not labels. Threshold them into labels first (e.g. (proba >= 0.5).astype(int), or the "
+            "estimator's predict), or measure the scores' dependence on the groups with "
+            "fairkit.metrics.kernel_partial_correlation.")
+    return values
+
+
+def _positive(labels, pos_label, names):
     """Turn binary labels into booleans (True = positive), as fairlearn's confusion-matrix rates.
 
-    Without ``pos_label`` the labels must be in {0, 1} (booleans included) or {-1, 1},
-    and 1 is the positive label.
+    ``labels`` are the label arrays (y_true and y_pred, or y_pred alone) and ``names``
+    their names. Without ``pos_label`` the labels must be in {0, 1} (booleans
+    included) or {-1, 1}, and 1 is the positive label. A ``pos_label`` must be among
+    the labels, unless they are all in {0, 1} or {-1, 1} and so is ``pos_label`` (no
+    positive prediction at all is then a valid outcome).
     """
-    values = pd.unique(np.array([*pd.unique(y_true), *pd.unique(y_pred)], dtype=object))
+    values = pd.unique(np.array([v for y, name in zip(labels, names, strict=True)
+                                 for v in _label_values(y, name)], dtype=object))
+    what = " and ".join(names)
     if len(values) > 2:
-        raise ValueError(f"y_true and y_pred must be binary; together they hold {len(values)} "
-                         f"distinct values ({_show(values)}).")
+        holds = "together they hold" if len(names) > 1 else "it holds"
+        raise ValueError(f"{what} must hold binary labels; {holds} {len(values)} distinct values "
+                         f"({_show(values)}).")
+    standard = [s for s in ({0, 1}, {-1, 1}) if set(values) <= s]
     if pos_label is None:
-        if not (set(values) <= {0, 1} or set(values) <= {-1, 1}):
+        if not standard:
             raise ValueError(f"Without pos_label the labels must be in {{0, 1}} or {{-1, 1}}; got "
                              f"{_show(values)}. Give pos_label= to name the positive label.")
         pos_label = 1
-    elif len(values) == 2 and pos_label not in set(values):
-        raise ValueError(f"pos_label={pos_label!r} is not among the labels ({_show(values)}).")
-    return y_true == pos_label, y_pred == pos_label
+    elif pos_label not in set(values) and not any(pos_label in s for s in standard):
+        raise ValueError(f"pos_label={pos_label!r} is not among the labels of {what} "
+                         f"({_show(values)}); give pos_label= one of them.")
+    return [y == pos_label for y in labels]
 
 
 def _show(values):
@@ -146,15 +185,15 @@ def _ratio(rates, groups, rate_name):
 def _selection_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label):
     y_true, y_pred, weights, groups, codes = _check_inputs(y_true, y_pred, sensitive_features,
                                                            sample_weight)
-    every = np.ones(len(y_pred), dtype=bool)
-    return _rates(codes, len(groups), weights, every, y_pred == pos_label), groups
+    [selected] = _positive([y_pred], pos_label, ["y_pred"])
+    return _rates(codes, len(groups), weights, np.ones(len(y_pred), dtype=bool), selected), groups
 
 
 def _error_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label):
     """Per-group TPR and FPR, with the validated inputs."""
     y_true, y_pred, weights, groups, codes = _check_inputs(y_true, y_pred, sensitive_features,
                                                            sample_weight)
-    positive, predicted = _binary_labels(y_true, y_pred, pos_label)
+    positive, predicted = _positive([y_true, y_pred], pos_label, ["y_true", "y_pred"])
     tpr = _rates(codes, len(groups), weights, positive, predicted)
     fpr = _rates(codes, len(groups), weights, ~positive, predicted)
     return tpr, fpr, groups, (weights, positive, predicted)
@@ -194,12 +233,12 @@ def selection_rate(y_true, y_pred, *, sensitive_features=None, pos_label=1, samp
     >>> selection_rate(None, [1, 0, 1, 1], sensitive_features=["a", "a", "b", "b"]).tolist()
     [0.5, 1.0]
     """
-    y_pred = column_or_1d(y_pred, warn=True)
     y_true = y_pred if y_true is None else y_true
     if sensitive_features is None:
         _, y_pred, weights, _, _ = _check_inputs(y_true, y_pred, None, sample_weight,
                                                  grouped=False)
-        return float(_overall_rate(weights, np.ones(len(y_pred), dtype=bool), y_pred == pos_label))
+        [selected] = _positive([y_pred], pos_label, ["y_pred"])
+        return float(_overall_rate(weights, np.ones(len(y_pred), dtype=bool), selected))
     rates, groups = _selection_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
     return pd.Series(rates, index=groups, name="selection_rate")
 
@@ -472,7 +511,7 @@ def group_summary(y_true, y_pred, *, sensitive_features, pos_label=None, sample_
     """
     y_true, y_pred, weights, groups, codes = _check_inputs(y_true, y_pred, sensitive_features,
                                                            sample_weight)
-    positive, predicted = _binary_labels(y_true, y_pred, pos_label)
+    positive, predicted = _positive([y_true, y_pred], pos_label, ["y_true", "y_pred"])
     n_groups = len(groups)
     every = np.ones(len(y_true), dtype=bool)
     count_positive = np.bincount(codes, positive, minlength=n_groups).astype(np.int64)

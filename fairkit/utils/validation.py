@@ -6,12 +6,22 @@ Every fairkit estimator takes its sensitive features one of two ways, never both
   the method needs them there), which scikit-learn's metadata routing can request
   through ``Pipeline``, ``GridSearchCV`` and ``cross_validate``;
 * a constructor parameter ``sensitive_cols`` naming columns of ``X`` (by name or
-  position). The columns stay in ``X``; this is the path that works where metadata
-  cannot reach ``predict``, such as scorers.
+  position); this is the path that works where metadata cannot reach ``predict``,
+  such as scorers. Whether the model sees those columns follows one rule: a model
+  that fairkit builds and trains on ``X`` itself (FairICP's network,
+  FairSpectralClustering's affinity) never sees them (:func:`drop_sensitive_cols`);
+  an estimator you pass in (RandomizedFairBOC's ``estimator``) gets ``X`` unchanged,
+  since you built it for that ``X``; drop the columns in its pipeline if it should
+  not see them.
 
 Several columns form intersectional groups (one group per observed combination).
 Without any sensitive features the estimator warns with
 :class:`~fairkit.exceptions.FairkitWarning` and treats all samples as one group.
+
+Rows are matched by position. When two inputs both carry pandas indexes (``X`` and a
+Series of sensitive features, say), those indexes must be equal: a shuffled or
+filtered copy is refused (:func:`check_same_index`) rather than silently paired with
+the wrong rows.
 """
 
 import numbers
@@ -25,13 +35,26 @@ from sklearn.utils.validation import _num_samples
 from fairkit.exceptions import FairkitWarning
 
 __all__ = [
+    "MAX_CATEGORIES",
     "NO_GROUP",
+    "SENSITIVE_COLS_CONSTRAINT",
+    "check_numeric_features",
+    "check_same_index",
     "check_sensitive_features",
+    "drop_sensitive_cols",
     "encode_groups",
     "fit_groups",
     "predict_groups",
     "resolve_sensitive_features",
 ]
+
+#: The parameter constraint of ``sensitive_cols`` (scikit-learn's ``_parameter_constraints``):
+#: a column name, a column position, or a list of them.
+SENSITIVE_COLS_CONSTRAINT = [None, str, numbers.Integral, "array-like"]
+
+#: A sensitive column with more distinct values than this (or than half the samples) is
+#: taken for a continuous one: encoding it into groups warns.
+MAX_CATEGORIES = 50
 
 
 class _NoGroup:
@@ -73,7 +96,7 @@ def check_sensitive_features(sensitive_features, n_samples=None, *, samples_of="
     ------
     ValueError
         If the values are empty, not 1-D or 2-D, of the wrong length, or hold
-        missing values (NaN or None).
+        missing values (NaN or None) or infinite ones.
 
     Examples
     --------
@@ -109,7 +132,60 @@ def check_sensitive_features(sensitive_features, n_samples=None, *, samples_of="
         where = ", ".join(f"{col!r} ({count} rows)" for col, count in missing[missing > 0].items())
         raise ValueError(f"sensitive_features holds missing values (NaN or None) in column {where}; "
                          "fill them or drop those samples.")
+    numeric = frame.select_dtypes("number")
+    infinite = np.isinf(numeric.to_numpy(dtype=np.float64)).sum(axis=0) if numeric.shape[1] else []
+    if np.any(infinite):
+        where = ", ".join(f"{col!r} ({count} rows)" for col, count in zip(numeric.columns, infinite,
+                                                                          strict=True) if count)
+        raise ValueError(f"sensitive_features holds infinite values in column {where}; replace them "
+                         "with finite values (or bin the column) or drop those samples.")
     return frame
+
+
+def check_same_index(**arrays):
+    """Refuse inputs whose pandas indexes differ: fairkit pairs their rows by position.
+
+    Parameters
+    ----------
+    **arrays : array-like
+        The inputs that describe the same samples, by the names the user gave them
+        (``X=X, sensitive_features=sf``). Those without a pandas index are not compared.
+
+    Raises
+    ------
+    ValueError
+        If two of them are Series or DataFrames with different indexes (other labels,
+        or the same labels in another order). The message says how to align them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairkit.utils.validation import check_same_index
+    >>> X = pd.DataFrame({"x": [1.0, 2.0, 3.0]}, index=[7, 8, 9])
+    >>> check_same_index(X=X, sensitive_features=pd.Series(["a", "b", "a"], index=[7, 8, 9]))
+    >>> check_same_index(X=X, sensitive_features=pd.Series(["a", "b", "a"], index=[9, 8, 7]))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: X and sensitive_features carry different pandas indexes (the same labels in another order)...
+    """
+    indexed = [(name, values.index) for name, values in arrays.items()
+               if isinstance(values, pd.Series | pd.DataFrame)]
+    for name, index in indexed[1:]:
+        first, first_index = indexed[0]
+        if index.equals(first_index):
+            continue
+        if len(index) == len(first_index) and index.sort_values().equals(first_index.sort_values()):
+            how = "the same labels in another order"
+        else:
+            extra = first_index.difference(index)
+            how = (f"{len(extra)} label(s) of {first} are not in {name}, e.g. {extra[0]!r}" if len(extra)
+                   else f"{len(index)} and {len(first_index)} labels")
+        raise ValueError(
+            f"{first} and {name} carry different pandas indexes ({how}); fairkit pairs rows by "
+            f"position, so rows would be silently mismatched. Align them by label first (e.g. "
+            f"{name}.loc[{first}.index]) or, if they are already in the same order, pass "
+            f"{name}.to_numpy().")
 
 
 def resolve_sensitive_features(estimator, X, sensitive_features):
@@ -132,21 +208,26 @@ def resolve_sensitive_features(estimator, X, sensitive_features):
     Raises
     ------
     ValueError
-        If both sources are given, a named column does not exist, or the values
-        are invalid (see :func:`check_sensitive_features`).
+        If ``X`` is empty, both sources are given, a named column does not exist,
+        ``sensitive_features`` lists column names of ``X`` (meant for ``sensitive_cols``),
+        its pandas index differs from that of ``X`` (see :func:`check_same_index`), or
+        the values are invalid (see :func:`check_sensitive_features`).
     """
     cols = getattr(estimator, "sensitive_cols", None)
+    if cols is None and sensitive_features is None:
+        return None
+    n_samples = _num_samples(X)
+    if n_samples == 0:
+        raise ValueError(f"X is empty (0 samples); {type(estimator).__name__} needs at least one.")
     if cols is None:
-        if sensitive_features is None:
-            return None
-        return check_sensitive_features(sensitive_features, _num_samples(X))
+        _refuse_column_names(X, sensitive_features, n_samples)
+        check_same_index(X=X, sensitive_features=sensitive_features)
+        return check_sensitive_features(sensitive_features, n_samples)
     if sensitive_features is not None:
         raise ValueError(f"{type(estimator).__name__} got sensitive features twice: through "
                          f"sensitive_cols={cols!r} and as the sensitive_features argument. "
                          "Give exactly one of them.")
-    cols = [cols] if isinstance(cols, str | numbers.Integral) else list(cols)
-    if not cols:
-        raise ValueError("sensitive_cols is empty; give None or at least one column.")
+    cols = _as_column_list(cols)
     if isinstance(X, pd.DataFrame):
         by_name = [c for c in cols if not isinstance(c, numbers.Integral)]
         unknown = [c for c in by_name if c not in X.columns]
@@ -168,10 +249,124 @@ def resolve_sensitive_features(estimator, X, sensitive_features):
     return check_sensitive_features(X[:, cols])
 
 
+def _as_column_list(cols):
+    cols = [cols] if isinstance(cols, str | numbers.Integral) else list(cols)
+    if not cols:
+        raise ValueError("sensitive_cols is empty; give None or at least one column.")
+    return cols
+
+
+def _refuse_column_names(X, sensitive_features, n_samples):
+    """Column names of ``X`` given as sensitive features (a list the length of the names) are a slip."""
+    if not isinstance(X, pd.DataFrame) or not isinstance(sensitive_features, list | tuple | str):
+        return
+    names = [sensitive_features] if isinstance(sensitive_features, str) else list(sensitive_features)
+    if len(names) != n_samples and names and all(
+            isinstance(name, str) and name in X.columns for name in names):
+        raise ValueError(f"sensitive_features={sensitive_features!r} holds column names of X, not one "
+                         "value per sample. To take the sensitive features from those columns of X, "
+                         f"construct the estimator with sensitive_cols={names!r} instead.")
+
+
 def _check_positions(positions, n_columns):
     bad = [p for p in positions if not -n_columns <= p < n_columns]
     if bad:
         raise ValueError(f"sensitive_cols positions {bad} are out of range for X with {n_columns} columns.")
+
+
+def drop_sensitive_cols(estimator, X):
+    """``X`` without the columns that ``estimator.sensitive_cols`` names.
+
+    For models that fairkit builds and trains on ``X`` itself, which must not see
+    the sensitive columns (see the module notes). Call it once
+    :func:`resolve_sensitive_features` has checked the columns.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Its ``sensitive_cols`` (if any) names columns of ``X`` by name or position.
+    X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+        The samples.
+
+    Returns
+    -------
+    X_other : same kind as ``X``, of shape (n_samples, n_features - n_sensitive)
+        A DataFrame stays a DataFrame and a sparse matrix stays sparse (CSR).
+
+    Raises
+    ------
+    ValueError
+        If ``sensitive_cols`` names every column of ``X``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.base import BaseEstimator
+    >>> from fairkit.utils.validation import drop_sensitive_cols
+    >>> class Model(BaseEstimator):
+    ...     def __init__(self, sensitive_cols=None):
+    ...         self.sensitive_cols = sensitive_cols
+    >>> X = pd.DataFrame({"income": [1.0, 2.0], "sex": ["F", "M"]})
+    >>> list(drop_sensitive_cols(Model(sensitive_cols="sex"), X).columns)
+    ['income']
+    """
+    cols = getattr(estimator, "sensitive_cols", None)
+    if cols is None:
+        return X
+    n_features = X.shape[1]
+    positions = [c if isinstance(c, numbers.Integral) else X.columns.get_loc(c)
+                 for c in _as_column_list(cols)]
+    keep = np.setdiff1d(np.arange(n_features), np.mod(positions, n_features))
+    if not keep.size:
+        raise ValueError(f"sensitive_cols={cols!r} names every column of X; "
+                         f"{type(estimator).__name__} needs other features to learn from.")
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[:, keep]
+    return X.tocsr()[:, keep] if sparse.issparse(X) else np.asarray(X)[:, keep]
+
+
+def _holds_text(column):
+    """Whether a Series holds strings (or is a categorical of strings); other objects are left
+    to scikit-learn's own check."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return not pd.api.types.is_numeric_dtype(column.dtype.categories.dtype)
+    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return False
+    kind = pd.api.types.infer_dtype(column, skipna=True)
+    if kind == "mixed":  # strings among other objects? (rare: look at each value)
+        return bool(column.map(lambda value: isinstance(value, str | bytes)).any())
+    return kind in ("string", "bytes", "mixed-integer")
+
+
+def check_numeric_features(estimator, X):
+    """Refuse columns of ``X`` that hold strings or categories, naming them.
+
+    scikit-learn's own check stops at the first value it cannot convert, without
+    naming its column; this names every such column and suggests encoding them.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Named in the message.
+    X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+        The samples (a sparse matrix is numeric and passes).
+
+    Raises
+    ------
+    ValueError
+        If a column holds values that are not numbers or booleans.
+    """
+    if isinstance(X, pd.DataFrame):
+        bad = [name for name, column in X.items() if _holds_text(column)]
+    else:
+        values = X if sparse.issparse(X) else np.asarray(X)
+        if sparse.issparse(values) or values.dtype.kind != "O" or values.ndim != 2:
+            return
+        bad = [j for j in range(values.shape[1]) if _holds_text(pd.Series(values[:, j]))]
+    if bad:
+        raise ValueError(f"X column(s) {bad} hold strings or categories, but "
+                         f"{type(estimator).__name__} needs numbers. Encode them first, e.g. with "
+                         "OneHotEncoder in a Pipeline (or ColumnTransformer) before it.")
 
 
 def _factorize(values):
@@ -199,8 +394,26 @@ def _factorize_rows(frame):
     return codes.astype(np.intp), labels
 
 
-def encode_groups(frame, groups=None):
+def _warn_if_continuous(frame):
+    counts = frame.nunique()
+    limit = max(2, min(MAX_CATEGORIES, len(frame) / 2))
+    many = counts[counts > limit]
+    if len(many):
+        where = ", ".join(f"{col!r} ({count} distinct values in {len(frame)} samples)"
+                          for col, count in many.items())
+        warnings.warn(f"sensitive_features column {where} looks continuous: each distinct value "
+                      "becomes a group, most of them tiny, and group metrics computed on them are "
+                      "mostly noise. Bin it into a few groups (e.g. pandas.cut), or measure "
+                      "dependence on a continuous attribute with "
+                      "fairkit.metrics.kernel_partial_correlation.", FairkitWarning, stacklevel=4)
+
+
+def encode_groups(frame, groups=None, *, categorical=True):
     """Encode sensitive features as group codes; several columns give intersectional groups.
+
+    Learning the groups warns with :class:`~fairkit.exceptions.FairkitWarning` about
+    a column that looks continuous: more distinct values than :data:`MAX_CATEGORIES`
+    (50), or than half the samples (and more than 2).
 
     Parameters
     ----------
@@ -209,6 +422,10 @@ def encode_groups(frame, groups=None):
     groups : ndarray, default=None
         Known groups (an estimator's ``groups_``). ``None`` learns them from
         ``frame``, sorted (a column of values of mixed types in order of appearance).
+    categorical : bool, default=True
+        Whether the method treats the sensitive features as categories, so that a
+        column that looks continuous deserves the warning. A method that takes
+        continuous attributes as they are (FairICP) passes ``False``.
 
     Returns
     -------
@@ -233,6 +450,8 @@ def encode_groups(frame, groups=None):
     """
     codes, labels = _factorize_rows(frame)
     if groups is None:
+        if categorical:
+            _warn_if_continuous(frame)
         return labels, codes
     n_columns = len(groups[0]) if isinstance(groups[0], tuple) else 1
     if frame.shape[1] != n_columns:
@@ -248,12 +467,24 @@ def encode_groups(frame, groups=None):
     return groups, positions[codes]
 
 
-def fit_groups(estimator, X, sensitive_features):
+def fit_groups(estimator, X, sensitive_features, *, categorical=True):
     """Find and encode the sensitive groups at fit time.
 
     The caller stores ``groups`` as ``groups_`` once the whole fit has succeeded.
     Without sensitive features this warns with :class:`~fairkit.exceptions.FairkitWarning`
     and returns the single group :data:`NO_GROUP`.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator being fitted (its ``sensitive_cols``, and its name in messages).
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        The training samples.
+    sensitive_features : array-like or None
+        The explicit sensitive features.
+    categorical : bool, default=True
+        Passed to :func:`encode_groups`: ``False`` for a method that takes continuous
+        attributes, which should not warn about them.
 
     Returns
     -------
@@ -268,7 +499,7 @@ def fit_groups(estimator, X, sensitive_features):
                       "sensitive_features nor sensitive_cols); all samples are treated as one group, "
                       "which is the unconstrained method.", FairkitWarning, stacklevel=3)
         return np.array([NO_GROUP], dtype=object), np.zeros(_num_samples(X), dtype=np.intp)
-    return encode_groups(frame)
+    return encode_groups(frame, categorical=categorical)
 
 
 def predict_groups(estimator, X, sensitive_features):
@@ -290,8 +521,11 @@ def predict_groups(estimator, X, sensitive_features):
     fitted_without = len(groups) == 1 and groups[0] is NO_GROUP
     if frame is None:
         if not fitted_without:
-            raise ValueError(f"{type(estimator).__name__} was fitted with sensitive features; "
-                             "give them here too (sensitive_features=...).")
+            raise ValueError(
+                f"{type(estimator).__name__} was fitted with sensitive features; give them here too "
+                "(sensitive_features=...). Where they cannot be passed to predict (scikit-learn's "
+                "scorers in GridSearchCV or cross_validate pass no metadata to predict), construct "
+                "the estimator with sensitive_cols= to read them from columns of X.")
         return np.zeros(_num_samples(X), dtype=np.intp)
     if fitted_without:
         raise ValueError(f"{type(estimator).__name__} was fitted without sensitive features, "
