@@ -1,16 +1,16 @@
 """Classic rank aggregation rules that never abstain: Borda, Copeland and Kemeny.
 
-Each takes a profile (or :class:`PairwiseCounts`) and returns a ranking in the form
-every fairkit ranking function shares: ``tier_of_item`` (0 = best, equal values tied),
-so their abstention and disagreement rates compare directly with
-:class:`~fairkit.ranking.SelectiveRanker`'s.
+Each takes a profile (or :class:`PairwiseCounts`) that says something about every item
+and returns a ranking in the form every fairkit ranking function shares:
+``tier_of_item`` (0 = best, equal values tied), so their abstention and disagreement
+rates compare directly with :class:`~fairkit.ranking.SelectiveRanker`'s.
 """
 
 import numbers
 
 import numpy as np
 
-from fairkit.utils._preferences import as_counts
+from fairkit.utils._preferences import ranking_counts
 
 __all__ = ["borda", "copeland", "kemeny"]
 
@@ -34,7 +34,8 @@ def borda(X, *, input_type="ranks"):
     Parameters
     ----------
     X : array-like of shape (n_judges, n_items) or PairwiseCounts
-        Judges' ranks or ratings (NaN = missing), or pairwise counts.
+        Judges' ranks or ratings (NaN = missing), or pairwise counts. Every item
+        needs an answer on some pair (a ``ValueError`` names those without).
     input_type : {"ranks", "ratings"}, default="ranks"
         How ``X`` encodes preferences (ranks: smaller is better).
 
@@ -49,7 +50,7 @@ def borda(X, *, input_type="ranks"):
     >>> borda([[1, 2, 3], [2, 1, 3], [1, 3, 2]]).tolist()
     [0, 1, 2]
     """
-    return _tiers_from_scores(as_counts(X, input_type).wins.sum(axis=1))
+    return _tiers_from_scores(ranking_counts(X, input_type).wins.sum(axis=1))
 
 
 def copeland(X, *, input_type="ranks"):
@@ -58,7 +59,8 @@ def copeland(X, *, input_type="ranks"):
     Parameters
     ----------
     X : array-like of shape (n_judges, n_items) or PairwiseCounts
-        Judges' ranks or ratings (NaN = missing), or pairwise counts.
+        Judges' ranks or ratings (NaN = missing), or pairwise counts. Every item
+        needs an answer on some pair (a ``ValueError`` names those without).
     input_type : {"ranks", "ratings"}, default="ranks"
         How ``X`` encodes preferences (ranks: smaller is better).
 
@@ -73,7 +75,7 @@ def copeland(X, *, input_type="ranks"):
     >>> copeland([[1, 2, 3], [2, 3, 1], [3, 1, 2]]).tolist()  # a Condorcet cycle: all tied
     [0, 0, 0]
     """
-    wins = as_counts(X, input_type).wins
+    wins = ranking_counts(X, input_type).wins
     draws = wins == wins.T
     np.fill_diagonal(draws, False)
     return _tiers_from_scores(2 * (wins > wins.T).sum(axis=1) + draws.sum(axis=1))
@@ -139,7 +141,8 @@ def kemeny(X, *, input_type="ranks", max_exact_items=12):
     Parameters
     ----------
     X : array-like of shape (n_judges, n_items) or PairwiseCounts
-        Judges' ranks or ratings (NaN = missing), or pairwise counts.
+        Judges' ranks or ratings (NaN = missing), or pairwise counts. Every item
+        needs an answer on some pair (a ``ValueError`` names those without).
     input_type : {"ranks", "ratings"}, default="ranks"
         How ``X`` encodes preferences (ranks: smaller is better).
     max_exact_items : int, default=12
@@ -158,7 +161,7 @@ def kemeny(X, *, input_type="ranks", max_exact_items=12):
     """
     if not isinstance(max_exact_items, numbers.Integral) or not 0 <= max_exact_items <= 20:
         raise ValueError(f"max_exact_items must be an integer in [0, 20], got {max_exact_items!r}.")
-    wins = as_counts(X, input_type).wins
+    wins = ranking_counts(X, input_type).wins
     if len(wins) <= max_exact_items:
         return _tiers_from_order(_kemeny_exact(wins))
     start = np.argsort(-wins.sum(axis=1), kind="stable")

@@ -2,7 +2,6 @@
 
 import numbers
 import warnings
-from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
@@ -12,7 +11,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fairkit.exceptions import FairkitWarning
 from fairkit.ranking._path import max_support, selective_path, selective_tiers
-from fairkit.utils._preferences import INPUT_TYPES, PairwiseCounts, as_counts, profile_counts
+from fairkit.utils._preferences import (
+    INPUT_TYPES,
+    PairwiseCounts,
+    check_profile,
+    profile_counts,
+    ranking_counts,
+    strict_preferences,
+)
 
 __all__ = ["SelectiveRanker"]
 
@@ -34,6 +40,10 @@ class SelectiveRanker(BaseEstimator):
     do not strictly prefer j to i, draw an edge i -> j when ``support[i, j] > tau * p``
     (putting j above i would break the guarantee). The tiers are the strongly connected
     components of that graph in topological order. Counts are compared as integers.
+
+    A sample is a judge: ``fit`` takes a profile of judges (or their pairwise counts),
+    :meth:`score_samples` gives each judge's agreement with the ranking and
+    :meth:`score` the judges' overall agreement, and :meth:`compare` compares items.
 
     Parameters
     ----------
@@ -88,8 +98,12 @@ class SelectiveRanker(BaseEstimator):
     >>> ranker = SelectiveRanker(tau=0.2).fit(X)  # overrule at most 1 judge in 5
     >>> [tier.tolist() for tier in ranker.tiers_]
     [[0], [1], [2, 3]]
-    >>> ranker.predict([[0, 1], [3, 2]]).tolist()  # 2 judges in 5 put item 3 above item 2
+    >>> ranker.compare([[0, 1], [3, 2]]).tolist()  # 2 judges in 5 put item 3 above item 2
     [1, 0]
+    >>> ranker.score_samples(X).round(3).tolist()  # judges 1 and 2 are each overruled once
+    [0.833, 0.5, 0.5, 0.833, 0.833]
+    >>> round(ranker.score(X), 3)  # 23 agreements, 2 disagreements, 30 strict preferences
+    0.7
     >>> path = ranker.path(X)
     >>> path.taus.tolist(), path.at(0.3).tolist()
     ([0.0, 0.2, 0.4], [0, 1, 2, 2])
@@ -116,25 +130,6 @@ class SelectiveRanker(BaseEstimator):
         """Small parameter sets for the common estimator checks."""
         return [{"tau": 0.0}, {"tau": 0.3, "input_type": "ratings", "missing": "dissent"}]
 
-    def _counts(self, X, reset):
-        """Pairwise counts of ``X`` (a profile or PairwiseCounts), checked against fitted items."""
-        if isinstance(X, PairwiseCounts):
-            if reset:
-                self.n_features_in_ = X.n_items
-                if X.item_names is not None:
-                    self.feature_names_in_ = np.asarray(X.item_names, dtype=object)
-                elif hasattr(self, "feature_names_in_"):
-                    del self.feature_names_in_
-            elif X.n_items != self.n_features_in_:
-                raise ValueError(f"X has {X.n_items} items, but {type(self).__name__} was fitted "
-                                 f"on {self.n_features_in_} items.")
-            return X
-        checked = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", estimator=self)
-        validate_data(self, X, reset=reset, skip_check_array=True)  # only once X is known valid
-        counts = profile_counts(checked, self.input_type)
-        names = getattr(self, "feature_names_in_", None)
-        return counts if names is None else replace(counts, item_names=names)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Compute the selective ranking of the judges in ``X``.
@@ -144,14 +139,21 @@ class SelectiveRanker(BaseEstimator):
         X : array-like of shape (n_judges, n_items) or PairwiseCounts
             One row per judge (ranks or ratings, see ``input_type``; NaN = missing),
             or the counts of pairwise comparisons from :func:`pairwise_counts`.
+            Every item needs an answer on some pair.
         y : None
             Ignored.
 
         Returns
         -------
         self : SelectiveRanker
+
+        Raises
+        ------
+        ValueError
+            If ``X`` has rows of different lengths, holds no value but NaN, or says
+            nothing about some item; the estimator is then left as it was.
         """
-        counts = self._counts(X, reset=True)
+        counts = ranking_counts(X, self.input_type)
         support = counts.support(self.missing)
         threshold = max_support(self.tau, counts.n_judges)
         tier_of_item, n_unsupported = selective_tiers(support, threshold)
@@ -161,6 +163,7 @@ class SelectiveRanker(BaseEstimator):
                 "directions (tau >= 1/2, or judges who skipped them with missing='ignore'): their "
                 "order is not set by the judges and is broken by item index. Use tau < 1/2 or "
                 "missing='dissent' for a unique ranking.", FairkitWarning, stacklevel=3)
+        self._set_items(X, counts)
         self.counts_ = counts
         self.n_judges_ = counts.n_judges
         self.tier_of_item_ = tier_of_item
@@ -170,7 +173,25 @@ class SelectiveRanker(BaseEstimator):
         self.dissent_matrix_ = support.T / counts.n_judges
         return self
 
-    def predict(self, pairs):
+    def _set_items(self, X, counts):
+        """Record the fitted items: ``n_features_in_`` and, when they have names, ``feature_names_in_``."""
+        if not isinstance(X, PairwiseCounts):
+            validate_data(self, X, reset=True, skip_check_array=True)
+            return
+        self.n_features_in_ = counts.n_items
+        if counts.item_names is not None:
+            self.feature_names_in_ = np.asarray(counts.item_names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def _check_judges(self, X):
+        """Validate a profile of new judges over the fitted items; return it as a float array."""
+        check_is_fitted(self)
+        checked = check_profile(X, estimator=self)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return checked
+
+    def compare(self, pairs):
         """Compare pairs of items: +1 if the first ranks above the second, -1 below, 0 not compared.
 
         Parameters
@@ -193,23 +214,55 @@ class SelectiveRanker(BaseEstimator):
             if unknown:
                 raise ValueError(f"pairs names unknown items: {unknown[:5]}.")
             pairs = np.vectorize(index.__getitem__, otypes=[np.int64])(pairs)
-        pairs = check_array(pairs, dtype=np.float64)
+        pairs = check_array(pairs, dtype=np.float64, input_name="pairs")
         if not ((pairs == np.round(pairs)) & (pairs >= 0) & (pairs < self.n_features_in_)).all():
             raise ValueError(f"pairs must hold item indices in [0, {self.n_features_in_}).")
         pairs = pairs.astype(np.int64)
         return self.comparison_matrix_[pairs[:, 0], pairs[:, 1]]
 
-    def score(self, X, y=None):
-        """Agreement with the judges in ``X``: (agreements - disagreements) / strict preferences.
+    def score_samples(self, X):
+        """Each judge's agreement with the ranking: (agreements - disagreements) / strict preferences.
 
-        Each judge's strict preference on a pair the ranking compares counts as an
-        agreement or a disagreement; abstentions count as neither. Used by
-        ``GridSearchCV`` with folds of judges, it picks a ``tau`` that generalizes to new judges.
+        A judge's strict preference on a pair the ranking compares is an agreement
+        or a disagreement; one on a pair it abstains on is neither, but still counts
+        among the judge's strict preferences. Ties and missing answers count for nothing.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_judges, n_items)
+            Judges' preferences over the fitted items (not PairwiseCounts, which do
+            not say which judge gave which answer).
+
+        Returns
+        -------
+        agreement : ndarray of shape (n_judges,)
+            In [-1, 1]; 0 for a judge who states no strict preference.
+        """
+        if isinstance(X, PairwiseCounts):
+            raise TypeError("score_samples needs the profile X, one row per judge: PairwiseCounts "
+                            "do not say which judge gave which answer. Use score(counts) for "
+                            "the judges' overall agreement.")
+        X = self._check_judges(X)
+        above = self.comparison_matrix_ == 1
+        agree, disagree, strict = [], [], []
+        for _, prefers in strict_preferences(X, self.input_type):
+            agree.append(np.count_nonzero(prefers[:, above], axis=1))
+            disagree.append(np.count_nonzero(prefers[:, above.T], axis=1))
+            strict.append(np.count_nonzero(prefers, axis=(1, 2)))
+        return _agreement(*map(np.concatenate, (agree, disagree, strict)))
+
+    def score(self, X, y=None):
+        """The judges' overall agreement with the ranking: (agreements - disagreements) / strict preferences.
+
+        Counted over all the judges in ``X`` at once, so it is the mean of
+        :meth:`score_samples` weighted by each judge's number of strict preferences.
+        Used by ``GridSearchCV`` with folds of judges, it picks a ``tau`` that
+        generalizes to new judges.
 
         Parameters
         ----------
         X : array-like of shape (n_judges, n_items) or PairwiseCounts
-            Judges' preferences over the same items.
+            Judges' preferences over the fitted items.
         y : None
             Ignored.
 
@@ -218,13 +271,16 @@ class SelectiveRanker(BaseEstimator):
         score : float in [-1, 1]
             0 when the judges in ``X`` state no strict preference.
         """
-        check_is_fitted(self)
-        wins = self._counts(X, reset=False).wins
-        claimed = self.comparison_matrix_ == 1
-        strict = wins.sum()
-        if strict == 0:
-            return 0.0
-        return float((wins[claimed].sum() - wins.T[claimed].sum()) / strict)
+        if isinstance(X, PairwiseCounts):
+            check_is_fitted(self)
+            if X.n_items != self.n_features_in_:
+                raise ValueError(f"X has {X.n_items} items, but {type(self).__name__} was fitted "
+                                 f"on {self.n_features_in_} items.")
+            wins = X.wins
+        else:
+            wins = profile_counts(self._check_judges(X), self.input_type).wins
+        above = self.comparison_matrix_ == 1
+        return float(_agreement(wins[above].sum(), wins.T[above].sum(), wins.sum()))
 
     def path(self, X, y=None):
         """The selective rankings of ``X`` at every dissent level from 0 to 1/2.
@@ -246,5 +302,11 @@ class SelectiveRanker(BaseEstimator):
             any τ: the one recorded at the largest level not above τ.
         """
         self._validate_params()
-        counts = as_counts(X, self.input_type)
+        counts = ranking_counts(X, self.input_type)
         return selective_path(counts.support(self.missing), counts.n_judges, counts.item_names)
+
+
+def _agreement(agree, disagree, strict):
+    """``(agree - disagree) / strict``, and 0 where there is no strict preference."""
+    strict = np.asarray(strict)
+    return np.divide(agree - disagree, strict, out=np.zeros(strict.shape), where=strict > 0)

@@ -5,7 +5,8 @@ fairkit: :mod:`fairkit.ranking` builds its rankings from them and :mod:`fairkit.
 scores rankings against them, so they live here, below both. A profile of
 ``n_judges`` judges over ``n_items`` items is counted block by block of judges, with
 vectorized comparisons: time O(n_judges n_items²), memory O(n_items²) beyond the
-profile itself.
+profile itself. Profiles are validated in one place, :func:`check_profile`; rankings
+are built only from counts that say something about every item (:func:`ranking_counts`).
 """
 
 import numbers
@@ -15,7 +16,16 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_array, check_random_state
 
-__all__ = ["INPUT_TYPES", "PairwiseCounts", "as_counts", "pairwise_counts", "profile_counts"]
+__all__ = [
+    "INPUT_TYPES",
+    "PairwiseCounts",
+    "as_counts",
+    "check_profile",
+    "pairwise_counts",
+    "profile_counts",
+    "ranking_counts",
+    "strict_preferences",
+]
 
 #: How a profile encodes preferences: ranks (smaller is better) or ratings (larger is better).
 INPUT_TYPES = ("ranks", "ratings")
@@ -159,6 +169,114 @@ def _dense_codes(values):
     return codes.reshape(values.shape).astype(dtype)
 
 
+def _is_row(value):
+    """A sequence of values (list, tuple, array, Series), not a string or a scalar."""
+    return (hasattr(value, "__len__") and not isinstance(value, str | bytes | dict)
+            and getattr(value, "ndim", 1) > 0)
+
+
+def _row_lengths(rows):
+    """Lengths of the rows of a nested list, tuple or 1-D object array; None for anything else."""
+    nested = isinstance(rows, list | tuple) or (
+        isinstance(rows, np.ndarray) and rows.dtype == object and rows.ndim == 1)
+    if not nested or not any(_is_row(row) for row in rows):
+        return None
+    return [len(row) if _is_row(row) else 1 for row in rows]
+
+
+def _check_not_ragged(rows, name, fix):
+    """Refuse rows of different lengths, which pandas and numpy would pad or reject obscurely."""
+    lengths = _row_lengths(rows)
+    if lengths is not None and len(set(lengths)) > 1:
+        other = next(row for row, length in enumerate(lengths) if length != lengths[0])
+        raise ValueError(f"{name} is ragged: its rows have different lengths (row 0 has "
+                         f"{lengths[0]} values, row {other} has {lengths[other]}). {fix}")
+
+
+def check_profile(X, *, estimator=None):
+    """Validate a preference profile ``X`` and return it as a float array (NaN = missing).
+
+    The one validation of profiles in fairkit: every function and estimator that
+    takes a profile calls it. A judge who skips items (NaN), or even all of them, is
+    legitimate; a profile without a single rank or rating is not.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_judges, n_items)
+        One row per judge, one column per item; NaN marks an item the judge skipped.
+    estimator : estimator instance, default=None
+        Named in scikit-learn's messages (too few judges or items).
+
+    Returns
+    -------
+    X : ndarray of shape (n_judges, n_items), dtype float64
+
+    Raises
+    ------
+    ValueError
+        If the rows of ``X`` have different lengths, ``X`` is not a non-empty 2-D
+        array of numbers, holds infinity, or every value is NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairkit.utils._preferences import check_profile
+    >>> check_profile([[1, 2, np.nan], [2, 1, 3]]).shape
+    (2, 3)
+    >>> check_profile([[1, 2, 3], [2, 1]])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: The preference profile X is ragged: its rows have different lengths (row 0 ...
+    """
+    _check_not_ragged(X, "The preference profile X",
+                      "Give every judge one value per item (a column per item), with NaN "
+                      "(np.nan) for the items the judge did not rank or rate.")
+    X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", input_name="X",
+                    estimator=estimator)
+    if np.isnan(X).all():
+        raise ValueError(f"The preference profile X holds no preferences: all its {X.size} values "
+                         "are NaN (missing). Pass the judges' ranks or ratings, one row per judge "
+                         "and one column per item; NaN marks only the items a judge skipped.")
+    return X
+
+
+def strict_preferences(X, input_type="ranks"):
+    """Yield the strict pairwise preferences of a profile, block of judges by block.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_judges, n_items)
+        A profile validated by :func:`check_profile`.
+    input_type : {"ranks", "ratings"}, default="ranks"
+        How ``X`` encodes preferences.
+
+    Yields
+    ------
+    observed : ndarray of shape (n_block, n_items)
+        Which items each judge of the block ranks or rates.
+    prefers : ndarray of shape (n_block, n_items, n_items)
+        ``prefers[b, i, j]`` is True when judge ``b`` strictly prefers item ``i`` to
+        item ``j``. The array is reused for the next block: read it before asking for it.
+    """
+    _check_input_type(input_type)
+    n_judges, n_items = X.shape
+    block = int(np.clip(_BLOCK_ELEMENTS // n_items**2, 1, np.iinfo(np.uint8).max))
+    buffer = np.empty((block, n_items, n_items), dtype=bool)
+    for start in range(0, n_judges, block):
+        rows = X[start:start + block]
+        observed = ~np.isnan(rows)
+        codes = _dense_codes(-rows if input_type == "ratings" else rows)
+        # "better" is a smaller code. A missing value must lose every comparison on
+        # both sides of ``better[:, i] < worse[:, j]``: the largest code on the left,
+        # the smallest on the right.
+        better, worse = codes, codes.copy()
+        better[~observed] = np.iinfo(codes.dtype).max
+        worse[~observed] = -1
+        prefers = buffer[: len(rows)]
+        np.less(better[:, :, None], worse[:, None, :], out=prefers)
+        yield observed, prefers
+
+
 def profile_counts(X, input_type="ranks"):
     """Count the pairwise preferences of a profile of rankings or ratings.
 
@@ -175,6 +293,11 @@ def profile_counts(X, input_type="ranks"):
     -------
     counts : PairwiseCounts
 
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a valid profile (see :func:`check_profile`).
+
     Examples
     --------
     >>> from fairkit.utils._preferences import profile_counts
@@ -183,27 +306,14 @@ def profile_counts(X, input_type="ranks"):
     """
     _check_input_type(input_type)
     names = np.asarray(X.columns, dtype=object) if isinstance(X, pd.DataFrame) else None
-    X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+    X = check_profile(X)
     n_judges, n_items = X.shape
-    block = int(np.clip(_BLOCK_ELEMENTS // n_items**2, 1, np.iinfo(np.uint8).max))
-    buffer = np.empty((block, n_items, n_items), dtype=bool)
     wins = np.zeros((n_items, n_items), dtype=np.int64)
     both = np.zeros((n_items, n_items), dtype=np.int64)  # judges who rank both items
-    for start in range(0, n_judges, block):
-        rows = X[start:start + block]
-        observed = ~np.isnan(rows)
-        codes = _dense_codes(-rows if input_type == "ratings" else rows)
-        # "better" is a smaller code. A missing value must lose every comparison on
-        # both sides of ``better[:, i] < worse[:, j]``: the largest code on the left,
-        # the smallest on the right.
-        better, worse = codes, codes.copy()
-        better[~observed] = np.iinfo(codes.dtype).max
-        worse[~observed] = -1
-        out = buffer[: len(rows)]
-        np.less(better[:, :, None], worse[:, None, :], out=out)
-        wins += np.add.reduce(out.view(np.uint8), axis=0, dtype=np.uint8)
+    for observed, prefers in strict_preferences(X, input_type):
+        wins += np.add.reduce(prefers.view(np.uint8), axis=0, dtype=np.uint8)
         if observed.all():
-            both += len(rows)
+            both += len(observed)
         else:
             ones = observed.astype(np.float64)
             both += np.rint(ones.T @ ones).astype(np.int64)
@@ -235,8 +345,9 @@ def pairwise_counts(comparisons, n_items, n_judges=None):
     Raises
     ------
     ValueError
-        If a row is malformed, names an unknown item or compares an item with itself,
-        a preference is not -1, 0, 1 or NaN, or a judge answers a pair twice.
+        If there are no records, records have different lengths, a row is malformed,
+        names an unknown item or compares an item with itself, a preference is not
+        -1, 0, 1 or NaN, every preference is NaN, or a judge answers a pair twice.
 
     Examples
     --------
@@ -247,9 +358,13 @@ def pairwise_counts(comparisons, n_items, n_judges=None):
     """
     if not isinstance(n_items, numbers.Integral) or n_items < 1:
         raise ValueError(f"n_items must be a positive integer, got {n_items!r}.")
+    _check_not_ragged(comparisons, "comparisons",
+                      "Give every record 4 values (judge, item_i, item_j, preference), with NaN "
+                      "as the preference of a pair the judge did not answer.")
     frame = pd.DataFrame(comparisons)
-    if frame.size == 0:
-        frame = pd.DataFrame(np.empty((0, 4)))
+    if frame.empty:
+        raise ValueError("comparisons holds no records: pass one row (judge, item_i, item_j, "
+                         "preference) per answer of a judge on a pair of items.")
     if frame.shape[1] != 4:
         raise ValueError("comparisons must have 4 columns (judge, item_i, item_j, preference), "
                          f"got shape {frame.shape}.")
@@ -268,13 +383,17 @@ def pairwise_counts(comparisons, n_items, n_judges=None):
     if not np.isin(prefs[answered], (-1, 0, 1)).all():
         raise ValueError("preferences must be 1 (item_i preferred), -1 (item_j preferred), "
                          "0 (tie) or NaN.")
+    if not answered.any():
+        raise ValueError(f"comparisons holds no preferences: the preference (4th value) of all "
+                         f"its {len(prefs)} records is NaN (no answer). Give 1, -1 or 0 for the "
+                         "pairs the judges answered.")
     low, high = np.minimum(first, second), np.maximum(first, second)
     keys = (judges.astype(np.int64) * n_items + low) * n_items + high
     if np.unique(keys).size < keys.size:
         raise ValueError("some judge answers the same pair of items twice.")
-    n_seen = int(judges.max()) + 1 if len(judges) else 0
+    n_seen = int(judges.max()) + 1
     n_judges = n_seen if n_judges is None else n_judges
-    if not isinstance(n_judges, numbers.Integral) or n_judges < max(n_seen, 1):
+    if not isinstance(n_judges, numbers.Integral) or n_judges < n_seen:
         raise ValueError(f"n_judges={n_judges!r} is fewer than the {n_seen} judges in comparisons "
                          "(or not a positive integer).")
     size = n_items * n_items
@@ -290,3 +409,40 @@ def pairwise_counts(comparisons, n_items, n_judges=None):
 def as_counts(X, input_type="ranks"):
     """Return ``X`` if it is already a :class:`PairwiseCounts`, else count the profile ``X``."""
     return X if isinstance(X, PairwiseCounts) else profile_counts(X, input_type)
+
+
+def ranking_counts(X, input_type="ranks"):
+    """The counts of ``X`` for building a ranking, which must say something about every item.
+
+    An item that no judge compares with another item (a column of NaN, or one ranked
+    only by judges who rank nothing else) cannot be placed by any ranking rule: Borda
+    would put it last, a selective ranking in an arbitrary tier. Scoring a ranking
+    against such judges is fine (:func:`as_counts`).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_judges, n_items) or PairwiseCounts
+        A profile (validated by :func:`check_profile`) or pairwise counts.
+    input_type : {"ranks", "ratings"}, default="ranks"
+        How a profile encodes preferences.
+
+    Returns
+    -------
+    counts : PairwiseCounts
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a valid profile, or some item has no answer on any pair.
+    """
+    counts = as_counts(X, input_type)
+    answered = (counts.wins + counts.wins.T + counts.ties).any(axis=1)
+    if counts.n_items > 1 and not answered.all():
+        unanswered = np.flatnonzero(~answered)
+        names = unanswered if counts.item_names is None else counts.item_names[unanswered]
+        shown = ", ".join(map(str, names[:5])) + (", ..." if len(names) > 5 else "")
+        raise ValueError(f"X gives no preference about {len(names)} of its {counts.n_items} items "
+                         f"({shown}): no judge compares them with another item (a column of NaN, "
+                         "or judges who rank nothing else), so no ranking can place them. Drop "
+                         "these items from X, or add answers about them.")
+    return counts

@@ -59,3 +59,16 @@ def test_every_claim_has_dissent_at_most_tau(nba):
         ranker = SelectiveRanker(tau=tau).fit(nba)
         claimed = ranker.comparison_matrix_ == 1
         assert ranker.dissent_matrix_[claimed].max() <= tau
+
+
+def test_each_voters_agreement_with_the_majority_ranking(nba):
+    # Williams > Thibodeau > Snyder > the rest. Parry Roy ranks Thibodeau, Rivers, McMillan
+    # and leaves the others tied at 4: 15 strict preferences; the ranking follows 5
+    # (Thibodeau above the other five) and reverses 5 (Williams above Thibodeau, Rivers and
+    # McMillan; Snyder above Rivers and McMillan).
+    ranker = SelectiveRanker(tau=0.48).fit(nba)
+    agreement = ranker.score_samples(nba)
+    assert nba.index[np.argmin(agreement)] == "Parry Roy" and agreement.min() == 0.0
+    pairs = [["Monty Williams", "Quin Snyder"], ["Doc Rivers", "Steve Nash"]]
+    assert ranker.compare(pairs).tolist() == [1, 0]  # Rivers and Nash share the last tier
+

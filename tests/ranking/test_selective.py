@@ -13,15 +13,24 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold
 
 from fairkit.exceptions import FairkitWarning
-from fairkit.ranking import SelectiveRanker, pairwise_counts
+from fairkit.metrics import disagreement_rate
+from fairkit.ranking import SelectiveRanker, borda, copeland, kemeny, pairwise_counts
 from fairkit.utils._preferences import profile_counts
+
+
+def rankable(X):
+    """Some judge ranks each item together with another (the ranking functions refuse X otherwise)."""
+    ranked = ~np.isnan(X)
+    if X.shape[1] == 1:
+        return bool(ranked.any())
+    return bool((ranked & (ranked.sum(axis=1, keepdims=True) > 1)).any(axis=0).all())
 
 
 def profiles(max_judges=9, max_items=5, missing=False):
     """Small rank profiles with many ties (few distinct values), and NaN if ``missing``."""
     values = st.sampled_from([1.0, 2.0, 3.0, 4.0] + [np.nan] * missing)
     shape = st.tuples(st.integers(1, max_judges), st.integers(2, max_items))
-    return shape.flatmap(lambda s: arrays(np.float64, s, elements=values))
+    return shape.flatmap(lambda s: arrays(np.float64, s, elements=values)).filter(rankable)
 
 
 taus = st.floats(0, 0.499, allow_nan=False)
@@ -107,18 +116,81 @@ def test_fitted_attributes():
     assert ranker.n_judges_ == 4 and ranker.n_features_in_ == 3
 
 
-def test_predict_by_index_and_by_name():
+def test_compare_by_index_and_by_name():
     X = pd.DataFrame([[1, 2, 3], [1, 2, 3], [2, 1, 3]], columns=["a", "b", "c"])
     ranker = SelectiveRanker(tau=0.34).fit(X)
     assert ranker.feature_names_in_.tolist() == ["a", "b", "c"]
-    assert ranker.predict([[0, 1], [2, 0], [1, 1]]).tolist() == [1, -1, 0]
-    assert ranker.predict([["a", "b"], ["c", "a"]]).tolist() == [1, -1]
+    assert ranker.compare([[0, 1], [2, 0], [1, 1]]).tolist() == [1, -1, 0]
+    assert ranker.compare([["a", "b"], ["c", "a"]]).tolist() == [1, -1]
     with pytest.raises(ValueError, match="unknown items"):
-        ranker.predict([["a", "z"]])
+        ranker.compare([["a", "z"]])
     with pytest.raises(ValueError, match=r"indices in \[0, 3\)"):
-        ranker.predict([[0, 3]])
+        ranker.compare([[0, 3]])
     with pytest.raises(ValueError, match="Reshape your data"):
-        ranker.predict([0, 1])
+        ranker.compare([0, 1])
+
+
+def test_compare_gives_what_predict_gave_on_the_docstring_example():
+    # SelectiveRanker.predict(pairs) before the redesign: tiers [0], [1], [2, 3] and
+    # predict([[0, 1], [3, 2]]) == [1, 0] (its doctest).
+    X = np.array([[1, 2, 3, 4], [1, 3, 2, 4], [2, 1, 3, 4], [1, 2, 4, 3], [1, 2, 4, 3]])
+    ranker = SelectiveRanker(tau=0.2).fit(X)
+    pairs = [[0, 1], [3, 2], [2, 3], [1, 0], [0, 3], [3, 1]]
+    assert ranker.compare(pairs).tolist() == [1, 0, 0, -1, 1, -1]
+    assert not hasattr(ranker, "predict")
+
+
+def test_score_samples_is_each_judges_agreement_counted_by_hand():
+    X = np.array([[1, 2, 3], [1, 3, 2], [2, 1, 3], [1, 2, 2]])
+    ranker = SelectiveRanker(tau=0.25).fit(X)  # 0 above 1 and 2; abstains on (1, 2)
+    judges = np.array([
+        [1, 2, 3],  # agrees on (0, 1) and (0, 2); (1, 2) strict but abstained: (2 - 0) / 3
+        [3, 1, 2],  # disagrees on both claims: (0 - 2) / 3
+        [2, 1, 1],  # disagrees on (0, 1) and (0, 2), ties (1, 2): (0 - 2) / 2
+        [1, 1, 1],  # no strict preference: 0
+        [1, np.nan, 2],  # answers (0, 2) only, and agrees: 1 / 1
+        [np.nan, 3, 1],  # answers (1, 2) only, which the ranking does not compare: 0 / 1
+        [np.nan] * 3,  # skipped everything: 0
+    ])
+    np.testing.assert_allclose(ranker.score_samples(judges), [2 / 3, -2 / 3, -1, 0, 1, 0, 0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(X=profiles(missing=True), data=st.data(), tau=taus,
+       input_type=st.sampled_from(["ranks", "ratings"]))
+def test_score_samples_matches_a_judge_by_judge_count(X, data, tau, input_type):
+    ranker = SelectiveRanker(tau=tau, input_type=input_type).fit(X)
+    tier = ranker.tier_of_item_
+    values = st.sampled_from([1.0, 2.0, 3.0, np.nan])
+    judges = data.draw(arrays(np.float64, (data.draw(st.integers(1, 6)), X.shape[1]),
+                              elements=values).filter(lambda X: not np.isnan(X).all()))
+    sign = 1 if input_type == "ranks" else -1
+    expected = []
+    for row in judges:
+        prefers = [(i, j) for i, j in itertools.permutations(range(len(row)), 2)
+                   if sign * row[i] < sign * row[j]]  # NaN comparisons are False
+        agree = sum(tier[i] < tier[j] for i, j in prefers)
+        disagree = sum(tier[i] > tier[j] for i, j in prefers)
+        expected.append((agree - disagree) / len(prefers) if prefers else 0.0)
+    np.testing.assert_allclose(ranker.score_samples(judges), expected)
+
+
+def test_score_is_the_mean_of_score_samples_weighted_by_strict_preferences():
+    rng = np.random.default_rng(3)
+    X = rng.integers(1, 4, size=(30, 5)).astype(float)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    ranker = SelectiveRanker(tau=0.4).fit(X)
+    strict = [sum(a < b for a, b in itertools.permutations(row[~np.isnan(row)], 2)) for row in X]
+    assert ranker.score(X) == pytest.approx(np.average(ranker.score_samples(X), weights=strict))
+
+
+def test_score_samples_takes_ratings_and_checks_the_items():
+    X = np.array([[5.0, 3.0, 1.0], [4.0, 4.0, 2.0], [5.0, 1.0, 2.0]])
+    ratings = SelectiveRanker(tau=0.34, input_type="ratings").fit(X)
+    ranks = SelectiveRanker(tau=0.34).fit(-X)
+    np.testing.assert_array_equal(ratings.score_samples(X), ranks.score_samples(-X))
+    with pytest.raises(ValueError, match="X has 2 features, but SelectiveRanker is expecting 3"):
+        ratings.score_samples(X[:, :2])
 
 
 def test_score_counts_agreements_and_disagreements():
@@ -208,20 +280,6 @@ def test_refit_replaces_item_names_and_survives_pickle():
     assert clone(ranker).get_params() == ranker.get_params()
 
 
-def test_fit_is_deterministic_and_leaves_the_global_generator_alone():
-    # The common checks that call predict on samples do not apply; these are their substance.
-    X = np.random.default_rng(5).integers(1, 5, size=(40, 6)).astype(float)
-    np.random.random()  # noqa: NPY002 (the global generator is what is checked)
-    state = pickle.dumps(np.random.get_state())  # noqa: NPY002
-    first = SelectiveRanker(tau=0.3).fit(X)
-    again = clone(first).fit(X)
-    assert pickle.dumps(np.random.get_state()) == state  # noqa: NPY002
-    for name in ("tier_of_item_", "comparison_matrix_", "dissent_matrix_"):
-        np.testing.assert_array_equal(getattr(first, name), getattr(again, name))
-    np.testing.assert_array_equal(first.predict([[0, 1], [2, 3]]),
-                                  pickle.loads(pickle.dumps(first)).predict([[0, 1], [2, 3]]))
-
-
 def test_a_failed_refit_leaves_the_fitted_ranker_as_it_was():
     ranker = SelectiveRanker().fit(np.array([[1, 2, 3], [2, 1, 3]]))
     state = {key: value for key, value in vars(ranker).items() if key.endswith("_")}
@@ -229,3 +287,135 @@ def test_a_failed_refit_leaves_the_fitted_ranker_as_it_was():
     with pytest.raises(ValueError, match="infinity"):
         ranker.fit(bad)
     assert {key: value for key, value in vars(ranker).items() if key.endswith("_")} == state
+
+
+# Bad input (issue 14)
+
+RAGGED = {
+    "list of lists": [[1, 2, 3], [2, 1]],
+    "list of arrays": [np.array([1.0, 2.0, 3.0]), np.array([2.0, 1.0])],
+    "tuple of tuples": ((1, 2), (2, 1, 3)),
+    "object array": np.array([[1, 2, 3], [2, 1]], dtype=object),
+}
+ALL_NAN = {
+    "every judge skipped every item": np.full((3, 4), np.nan),
+    "a single missing value": [[np.nan]],
+}
+# Every function that takes a profile, through the one validation (check_profile).
+TAKES_PROFILES = {
+    "fit": lambda X: SelectiveRanker().fit(X),
+    "path": lambda X: SelectiveRanker().path(X),
+    "profile_counts": profile_counts,
+    "borda": borda,
+    "copeland": copeland,
+    "kemeny": kemeny,
+    "disagreement_rate": lambda X: disagreement_rate(X, np.arange(np.shape(X[0])[0])),
+}
+RANKS_ITEMS = {name: TAKES_PROFILES[name] for name in ("fit", "path", "borda", "copeland", "kemeny")}
+
+
+def fitted_attributes(estimator):
+    return [key for key in vars(estimator) if key.endswith("_")]
+
+
+@pytest.mark.parametrize("X", RAGGED.values(), ids=RAGGED.keys())
+@pytest.mark.parametrize("function", TAKES_PROFILES.values(), ids=TAKES_PROFILES.keys())
+def test_a_ragged_profile_is_named_with_the_fix(function, X):
+    with pytest.raises(ValueError, match=r"preference profile X is ragged: its rows have different "
+                                         r"lengths \(row 0 has \d values, row 1 has \d\).*NaN"):
+        function(X)
+
+
+@pytest.mark.parametrize("X", ALL_NAN.values(), ids=ALL_NAN.keys())
+@pytest.mark.parametrize("function", TAKES_PROFILES.values(), ids=TAKES_PROFILES.keys())
+def test_an_all_nan_profile_is_refused(function, X):
+    with pytest.raises(ValueError, match="preference profile X holds no preferences: all its"):
+        function(X)
+
+
+@pytest.mark.parametrize("X", [*RAGGED.values(), *ALL_NAN.values()])
+def test_new_judges_are_validated_like_the_fitted_ones(X):
+    ranker = SelectiveRanker().fit([[1, 2, 3], [2, 1, 3]])
+    for method in (ranker.score, ranker.score_samples):
+        with pytest.raises(ValueError, match="preference profile X (is ragged|holds no preferences)"):
+            method(X)
+
+
+@pytest.mark.parametrize("X", [*RAGGED.values(), *ALL_NAN.values()])
+def test_a_failed_first_fit_leaves_no_fitted_attribute(X):
+    ranker = SelectiveRanker()
+    with pytest.raises(ValueError, match="preference profile X"):
+        ranker.fit(X)
+    assert fitted_attributes(ranker) == []
+
+
+@pytest.mark.parametrize("function", RANKS_ITEMS.values(), ids=RANKS_ITEMS.keys())
+def test_an_item_nobody_ranked_cannot_be_ranked(function):
+    X = pd.DataFrame([[1, 2, np.nan], [2, 1, np.nan]], columns=["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"X gives no preference about 1 of its 3 items \(c\): no "
+                                         r"judge compares them.*Drop these items from X"):
+        function(X)
+
+
+@pytest.mark.parametrize("function", RANKS_ITEMS.values(), ids=RANKS_ITEMS.keys())
+def test_judges_who_each_rank_one_item_say_nothing_about_any(function):
+    X = [[1, np.nan, np.nan], [np.nan, 2, np.nan], [np.nan, np.nan, 1], [1, np.nan, 2]]
+    with pytest.raises(ValueError, match=r"no preference about 1 of its 3 items \(1\)"):
+        function(X)
+
+
+def test_counts_that_never_compare_an_item_cannot_be_ranked():
+    counts = pairwise_counts([["ann", 0, 1, 1], ["bob", 0, 1, 0]], n_items=4)
+    ranker = SelectiveRanker()
+    with pytest.raises(ValueError, match=r"no preference about 2 of its 4 items \(2, 3\)"):
+        ranker.fit(counts)
+    assert fitted_attributes(ranker) == []
+    with pytest.raises(ValueError, match="no preference about 2 of its 4 items"):
+        borda(counts)
+
+
+def test_an_item_nobody_ranked_fails_fit_before_any_state_is_set():
+    ranker = SelectiveRanker()
+    with pytest.raises(ValueError, match="no preference about"):
+        ranker.fit(pd.DataFrame([[1, 2, np.nan]], columns=["a", "b", "c"]))
+    assert fitted_attributes(ranker) == []
+
+
+def test_a_failed_refit_on_a_ragged_profile_keeps_the_old_fit():
+    ranker = SelectiveRanker().fit(pd.DataFrame([[1, 2, 3], [2, 1, 3]], columns=["a", "b", "c"]))
+    state = {key: getattr(ranker, key) for key in fitted_attributes(ranker)}
+    with pytest.raises(ValueError, match="ragged"):
+        ranker.fit([[1, 2], [1, 2, 3, 4]])
+    assert fitted_attributes(ranker) == list(state)
+    assert all(getattr(ranker, key) is value for key, value in state.items())
+
+
+def test_judges_and_items_without_answers_are_legitimate_where_nothing_is_ranked():
+    # A judge who skipped every item counts (as missing on every pair); held-out judges
+    # who skipped an item are scored on the rest.
+    X = np.array([[1, 2, 3], [1, 2, 3], [np.nan, np.nan, np.nan]])
+    assert SelectiveRanker(missing="dissent").fit(X).n_judges_ == 3
+    ranker = SelectiveRanker().fit(X)
+    held_out = np.array([[1, 2, np.nan], [2, 1, np.nan]])
+    np.testing.assert_array_equal(ranker.score_samples(held_out), [1, -1])
+    assert ranker.score(held_out) == 0.0
+    assert disagreement_rate(held_out, ranker.tier_of_item_) == pytest.approx(1 / 6)
+
+
+def test_score_samples_refuses_pairwise_counts():
+    ranker = SelectiveRanker().fit([[1, 2], [1, 2]])
+    with pytest.raises(TypeError, match=r"score_samples needs the profile X.*Use score\(counts\)"):
+        ranker.score_samples(profile_counts([[1, 2]]))
+
+
+@pytest.mark.parametrize(("comparisons", "message"), [
+    ([[0, 0, 1, 1], [1, 0, 1]], r"comparisons is ragged: .*row 0 has 4 values, row 1 has 3.*NaN as "
+                                r"the preference"),
+    ([(0, 0, 1, 1), (1, 0, 1, 1, 0)], r"comparisons is ragged"),
+    ([], "comparisons holds no records"),
+    ([[0, 0, 1, np.nan], [1, 0, 1, np.nan]], r"comparisons holds no preferences: the preference "
+                                            r"\(4th value\) of all its 2 records is NaN"),
+])
+def test_pairwise_counts_refuses_ragged_or_empty_records(comparisons, message):
+    with pytest.raises(ValueError, match=message):
+        pairwise_counts(comparisons, n_items=2, n_judges=2)

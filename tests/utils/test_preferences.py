@@ -28,10 +28,11 @@ def brute_force_counts(X, input_type):
 
 
 def profiles(max_judges=8, max_items=6):
-    """Small profiles with ties (few distinct values) and missing entries."""
+    """Small profiles with ties (few distinct values) and missing entries, not all missing."""
     shape = st.tuples(st.integers(1, max_judges), st.integers(1, max_items))
     values = st.one_of(st.sampled_from([1.0, 2.0, 3.0, -0.5, np.nan]), st.floats(-5, 5))
-    return shape.flatmap(lambda s: arrays(np.float64, s, elements=values))
+    return shape.flatmap(lambda s: arrays(np.float64, s, elements=values)).filter(
+        lambda X: not np.isnan(X).all())
 
 
 @settings(max_examples=60, deadline=None)
@@ -86,8 +87,8 @@ def profile_records(X):
 
 
 @settings(max_examples=40, deadline=None)
-@given(X=profiles(max_items=5))
-def test_pairwise_counts_match_profile_counts(X):
+@given(X=profiles(max_items=5).filter(lambda X: ((~np.isnan(X)).sum(axis=1) > 1).any()))
+def test_pairwise_counts_match_profile_counts(X):  # some judge answers some pair
     counts = pairwise_counts(profile_records(X), X.shape[1], n_judges=X.shape[0])
     expected = profile_counts(X)
     np.testing.assert_array_equal(counts.wins, expected.wins)
