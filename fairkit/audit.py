@@ -83,6 +83,8 @@ def _read(data):
     if isinstance(data, pd.DataFrame):
         return data.copy(), "a DataFrame"
     path = Path(data)
+    if path.is_dir():
+        raise AuditError(f"{path} is a folder, not a CSV file")
     if not path.is_file():
         raise AuditError(f"file not found: {path}")
     try:
@@ -105,6 +107,9 @@ def _check_columns(frame, target, sensitive):
 def _binary_target(values, positive_label):
     """Return (y as 0/1, the positive label) or raise AuditError."""
     distinct = pd.unique(values)
+    if len(distinct) == 1:
+        raise AuditError(f"the target has a single value ({_show(distinct)}); an audit needs rows of both "
+                         "classes")
     if positive_label is None:
         if len(distinct) != 2:
             raise AuditError(f"the target has {len(distinct)} distinct values "
@@ -136,11 +141,24 @@ def _groups(frame, sensitive):
     columns = frame[sensitive].astype(str)
     labels = columns.iloc[:, 0].str.cat(columns.iloc[:, 1:], sep=" & ")
     sizes = labels.value_counts()
+    if len(sizes) == 1:
+        raise AuditError(f"{' & '.join(sensitive)} has a single group ({_show(sizes.index)}): there is "
+                         "nothing to compare; choose sensitive columns with at least two groups")
     small = sizes[sizes < 2]
     if len(small):
         raise AuditError(f"group {small.index[0]!r} of {' & '.join(sensitive)} has only one row; "
                          "every group needs at least two (one to train on, one to test on)")
     return labels, sizes
+
+
+def _check_finite(features):
+    """Raise AuditError naming the numeric feature columns that hold infinite values."""
+    counts = np.isinf(features.select_dtypes("number")).sum()
+    held = [f"{name!r} holds {n} infinite value{'s' if n > 1 else ''}" for name, n in counts.items() if n]
+    if held:
+        raise AuditError(f"feature column{'s' if len(held) > 1 else ''} {', '.join(held)}; replace each "
+                         "with a finite value or an empty cell (missing values are imputed), or leave the "
+                         "column out")
 
 
 def _preprocessor():
@@ -277,7 +295,8 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
     ------
     AuditError
         If the input is unusable (missing file, unknown column, a target that is not
-        binary, a group of one row, ...); nothing is fitted then.
+        binary or has a single value, a single group or a group of one row, an infinite
+        feature value, ...); nothing is fitted then.
 
     Examples
     --------
@@ -303,6 +322,9 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
     _check_columns(frame, target, sensitive)
     notes = []
     complete = frame.dropna(subset=[target, *sensitive]).reset_index(drop=True)
+    if complete.empty:
+        raise AuditError("no rows to audit: " + ("the file has no data rows" if frame.empty else
+                                                 "every row has a missing target or sensitive value"))
     if len(complete) < len(frame):
         notes.append(f"{len(frame) - len(complete)} rows with a missing target or sensitive value "
                      "were left out")
@@ -311,6 +333,7 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
     features = complete.drop(columns=[target, *sensitive])
     if features.shape[1] == 0:
         raise AuditError("no feature columns are left besides the target and the sensitive columns")
+    _check_finite(features)
     chosen = _resolve_methods(methods)
     metrics = _fairness_metrics(metrics)
     try:
@@ -389,7 +412,15 @@ def _plots(result):
     """Base64 PNGs: the per-group rates of every model, and accuracy against each fairness metric.
 
     The figures are made without pyplot, so the caller's matplotlib backend and figures stay as they are.
+    Every label is drawn as plain text (no mathtext, no TeX): a group label such as ``$5-$10`` is data.
     """
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
+        return _figures(result)
+
+
+def _figures(result):
     from matplotlib.figure import Figure
 
     plots = {}

@@ -13,6 +13,7 @@
 
 import argparse
 import json
+import os
 import sys
 import time
 import warnings
@@ -83,12 +84,27 @@ def _demo(args):
     return 0
 
 
+def _check_out(path):
+    """Raise AuditError unless a report can be written at ``path`` (checked before the audit runs)."""
+    from fairkit.audit import AuditError
+
+    folder = path.resolve().parent
+    if path.is_dir():
+        raise AuditError(f"--out {path} is a folder; give a file name, such as {path / 'report.html'}")
+    if not folder.is_dir():
+        problem = "is not a folder" if folder.exists() else "does not exist"
+        raise AuditError(f"cannot write --out {path}: {path.parent} {problem}")
+    target = path if path.exists() else folder
+    if not os.access(target, os.W_OK):
+        raise AuditError(f"cannot write --out {path}: no permission to write {target}; choose another place")
+
+
 def _audit(args):
     from fairkit.audit import AuditError, audit
 
     try:
-        if args.out is not None and not args.out.resolve().parent.is_dir():
-            raise AuditError(f"cannot write {args.out}: folder {args.out.parent} does not exist")
+        if args.out is not None:
+            _check_out(args.out)
         result = audit(args.data, target=args.target, sensitive=[c for c in args.sensitive.split(",") if c],
                        positive_label=args.positive_label, methods=args.method, metrics=args.metric,
                        test_size=args.test_size, random_state=args.random_state,
@@ -98,7 +114,12 @@ def _audit(args):
         return 2
     print(result.to_text())
     if args.out is not None:
-        print(f"wrote {result.write_html(args.out)}")
+        try:
+            print(f"wrote {result.write_html(args.out)}")
+        except OSError as exc:  # checked before the audit, but a disk can fill up meanwhile
+            print(f"fairkit audit: cannot write the report to {args.out}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
     return 1 if result.failures else 0
 
 

@@ -1,6 +1,7 @@
 """``fairkit audit`` end to end: synthetic CSV files (always), Adult and COMPAS (with the data)."""
 
 import math
+import os
 import re
 from pathlib import Path
 
@@ -257,3 +258,90 @@ def test_audit_on_public_data(loader, sensitive, data_home, tmp_path, capsys):
     n_test = math.ceil(0.3 * len(frame.dropna(subset=[frame.columns[-1], *sensitive.split(",")])))
     assert f"/ {n_test} test rows" in out
     assert "demographic_parity_difference" in out and report.stat().st_size > 10_000
+
+
+# Bad input (issue 14)
+
+def _audit_args(path, *extra):
+    return [str(path), "--target", "income", "--positive-label", ">50K", "--sensitive", "sex", *extra]
+
+
+def _write(frame, path):
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_group_labels_with_dollar_signs_are_drawn_as_plain_text(synthetic_frame, tmp_path, capsys):
+    # as mathtext, '$\frac$' is a syntax error and 'cost $x^$' a superscript of nothing
+    frame = synthetic_frame.assign(sex=synthetic_frame["sex"].map({"F": r"$\frac$", "M": "cost $x^$"}))
+    report = tmp_path / "report.html"
+    code = main(["audit", *_audit_args(_write(frame, tmp_path / "dollars.csv")), "--metric", "group_summary",
+                 "demographic_parity_difference", "--out", str(report), "--no-progress"])
+    capsys.readouterr()
+    assert code == 0
+    page = report.read_text()
+    assert page.count("src='data:image/png;base64,") == 2 and "cost $x^$" in page
+
+
+def test_an_infinite_feature_value_is_named_before_fitting(synthetic_frame, tmp_path, capsys, monkeypatch):
+    frame = synthetic_frame.copy()
+    frame.loc[[3, 8], "x"] = [np.inf, -np.inf]
+    monkeypatch.setattr("fairkit.audit._make_method", lambda *args: pytest.fail("fitted bad input"))
+    err = _bad(_audit_args(_write(frame, tmp_path / "inf.csv")), capsys)
+    assert "feature column 'x' holds 2 infinite values" in err and "replace each with a finite value" in err
+    with pytest.raises(AuditError, match="feature column 'x' holds 2 infinite values"):
+        audit(frame, target="income", sensitive="sex", positive_label=">50K")
+
+
+def test_out_that_is_a_folder_is_refused_before_the_audit(synthetic_csv, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("fairkit.audit.audit", lambda *args, **kwargs: pytest.fail("audited before --out"))
+    err = _bad(_audit_args(synthetic_csv, "--out", str(tmp_path)), capsys)
+    assert f"--out {tmp_path} is a folder; give a file name" in err
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs a user whose permissions apply")
+def test_out_in_a_read_only_folder_is_refused_before_the_audit(synthetic_csv, tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "read-only"
+    folder.mkdir(mode=0o555)
+    monkeypatch.setattr("fairkit.audit.audit", lambda *args, **kwargs: pytest.fail("audited before --out"))
+    err = _bad(_audit_args(synthetic_csv, "--out", str(folder / "report.html")), capsys)
+    assert "no permission to write" in err
+
+
+def test_out_inside_a_file_is_refused(synthetic_csv, capsys):
+    err = _bad(_audit_args(synthetic_csv, "--out", str(synthetic_csv / "report.html")), capsys)
+    assert f"{synthetic_csv} is not a folder" in err
+
+
+def test_a_report_that_cannot_be_written_is_one_line(synthetic_csv, tmp_path, capsys, monkeypatch):
+    def disk_full(self, path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("fairkit.audit.AuditResult.write_html", disk_full)
+    err = _bad(_audit_args(synthetic_csv, "--metric", "demographic_parity_difference", "--out",
+                           str(tmp_path / "report.html")), capsys)
+    assert "cannot write the report" in err and "No space left on device" in err
+
+
+def test_data_that_is_a_folder(tmp_path, capsys):
+    assert f"{tmp_path} is a folder, not a CSV file" in _bad(_audit_args(tmp_path), capsys)
+
+
+def test_a_single_group_is_refused(synthetic_frame, tmp_path, capsys):
+    frame = synthetic_frame.assign(sex="F")
+    err = _bad(_audit_args(_write(frame, tmp_path / "one-group.csv")), capsys)
+    assert "sex has a single group ('F')" in err
+
+
+def test_a_single_target_value_is_refused(synthetic_frame, tmp_path, capsys):
+    path = _write(synthetic_frame.assign(income=">50K"), tmp_path / "one-class.csv")
+    assert "the target has a single value ('>50K')" in _bad(_audit_args(path), capsys)
+    without_label = [str(path), "--target", "income", "--sensitive", "sex"]
+    assert "the target has a single value ('>50K')" in _bad(without_label, capsys)
+
+
+@pytest.mark.parametrize("rows", ["none", "all without a target"])
+def test_no_usable_rows(synthetic_frame, tmp_path, capsys, rows):
+    frame = synthetic_frame.head(0) if rows == "none" else synthetic_frame.assign(income=np.nan)
+    err = _bad(_audit_args(_write(frame, tmp_path / "empty.csv")), capsys)
+    assert "no rows to audit" in err
