@@ -286,3 +286,12 @@ def test_an_optional_hook_of_a_newer_fairkit_is_not_reported(install_plugin):
         warnings.simplefilter("error", FairkitPluginWarning)
         info = _plugin("futureplug")
     assert (info["status"], info["error"]) == ("loaded", None)
+
+
+def test_a_name_taken_by_another_distribution_is_reported(install_plugin):
+    install_plugin("firstdist", SHADOW_PLUGIN, entry_points={"same": "firstdist"})
+    install_plugin("seconddist", GOOD_PLUGIN, entry_points={"same": "seconddist"})
+    with pytest.warns(FairkitPluginWarning, match="'same' skipped: the name 'same' is taken by the plugin of "
+                                                  "distribution 'firstdist'; distribution 'seconddist' must"):
+        names = dict(registry.all_estimators())
+    assert names["GoodClassifier"].__module__ == "firstdist" and "GoodClusterer" not in names
