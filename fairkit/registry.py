@@ -20,7 +20,7 @@ read at discovery time, change this:
 ``FAIRKIT_STRICT_PLUGINS=1``
     raise instead of warning: the plugin's own exception (a ``SystemExit`` as a
     ``RuntimeError``), or a ``TypeError``, ``ValueError`` (a name clash) or
-    :class:`pluggy.PluginValidationError` (an unknown hook) that names the plugin.
+    ``pluggy.PluginValidationError`` (an unknown hook) that names the plugin.
 ``FAIRKIT_DISABLE_PLUGINS=a,b``
     do not load the plugins (entry-point names) ``a`` and ``b``.
 
