@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairkit.utils.validation import MAX_CATEGORIES
+
 __all__ = ["AuditError", "AuditResult", "audit"]
 
 DEFAULT_METHODS = ("RandomizedFairBOC",)
@@ -146,8 +148,12 @@ def _groups(frame, sensitive):
                          "nothing to compare; choose sensitive columns with at least two groups")
     small = sizes[sizes < 2]
     if len(small):
+        distinct = frame[sensitive].nunique()
+        many = [f"{name!r} has {count} distinct values" for name, count in distinct.items()
+                if count > MAX_CATEGORIES]
+        hint = f"; {', '.join(many)}: bin it into a few groups first (e.g. pandas.cut)" if many else ""
         raise AuditError(f"group {small.index[0]!r} of {' & '.join(sensitive)} has only one row; "
-                         "every group needs at least two (one to train on, one to test on)")
+                         f"every group needs at least two (one to train on, one to test on){hint}")
     return labels, sizes
 
 

@@ -226,6 +226,15 @@ def test_group_of_size_one_and_no_report_written(tmp_path, synthetic_frame, caps
     assert not report.exists()
 
 
+def test_a_continuous_sensitive_column_is_named_with_the_advice_to_bin_it(tmp_path, synthetic_frame,
+                                                                           capsys):
+    frame = synthetic_frame.assign(age=np.linspace(18, 90, len(synthetic_frame)))
+    path = tmp_path / "age.csv"
+    frame.to_csv(path, index=False)
+    err = _bad([str(path), "--target", "income", "--positive-label", ">50K", "--sensitive", "age"], capsys)
+    assert f"'age' has {len(frame)} distinct values: bin it into a few groups first" in err
+
+
 def test_report_folder_must_exist(synthetic_csv, tmp_path, capsys):
     err = _bad([str(synthetic_csv), "--target", "income", "--positive-label", ">50K", "--sensitive", "sex",
                 "--out", str(tmp_path / "missing" / "report.html")], capsys)
