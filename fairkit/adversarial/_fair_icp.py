@@ -12,15 +12,15 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 
 from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
 from fairkit.utils._icp import ICPSampler
+from fairkit.utils._random import local_random_state
 from fairkit.utils.validation import fit_groups, resolve_sensitive_features
 
 __all__ = ["FairICPClassifier", "FairICPRegressor"]
@@ -121,6 +121,7 @@ class _BaseFairICP(BaseEstimator):
         return [{"max_epochs": 8, "batch_size": 32, "lr": 3e-2, "lr_discriminator": 1e-3,
                  "mu": 0.5, "icp_sweeps": 5, "random_state": 0}]
 
+    @_fit_context(prefer_skip_nested_validation=False)  # density_estimator is the user's
     def fit(self, X, y, *, sensitive_features=None):
         """Train the predictor against the discriminator of ICP copies of the sensitive attributes.
 
@@ -141,7 +142,6 @@ class _BaseFairICP(BaseEstimator):
         self : object
             The fitted estimator.
         """
-        self._validate_params()
         with _all_or_nothing(self):
             self._fit(X, y, sensitive_features)
         return self
@@ -159,7 +159,7 @@ class _BaseFairICP(BaseEstimator):
         else:
             encoded = sensitive_encoder(frame).transform(frame)
             a, mu = StandardScaler().fit_transform(encoded).astype(np.float32), float(self.mu)
-        rng = check_random_state(self.random_state)
+        rng = local_random_state(self.random_state)
         density_seed, sampler_seed, torch_seed = rng.randint(np.iinfo(np.int32).max, size=3)
         sampler = None
         if mu > 0:
@@ -272,8 +272,8 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
         Torch device.
     random_state : int, RandomState or None, default=None
         Seed of the density model, the ICP chain and the networks (initialization and
-        shuffling). Torch's global generator is left untouched; with None, the seeds
-        are drawn from numpy's global generator, as scikit-learn estimators do.
+        shuffling). With None, fresh seeds from the operating system; numpy's and
+        torch's global generators are left untouched either way.
     verbose : int, default=0
         Print per-epoch losses and a progress bar.
     net_params : dict, default=None

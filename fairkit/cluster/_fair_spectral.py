@@ -11,12 +11,13 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
 from sklearn.neighbors import kneighbors_graph
-from sklearn.utils import check_array, check_random_state, check_symmetric
+from sklearn.utils import check_array, check_symmetric
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_non_negative, validate_data
 
 from fairkit.cluster._solvers import FairProblem, solve_admm, solve_dense, solve_eigsh
 from fairkit.metrics import balance
+from fairkit.utils._random import local_random_state
 from fairkit.utils.validation import fit_groups
 
 __all__ = ["FairSpectralClustering"]
@@ -255,9 +256,7 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
             solver = "dense" if n_samples <= _DENSE_MAX_SAMPLES else "eigsh"
         if solver == "eigsh" and k >= n_samples - 1:
             solver = "dense"  # ARPACK needs k < n - 1
-        # without a seed, a fresh generator from OS entropy: the global one stays untouched
-        rng = check_random_state(self.random_state if self.random_state is not None
-                                 else np.random.SeedSequence().generate_state(1)[0])
+        rng = local_random_state(self.random_state)
         n_iter = 1  # the dense solver: one eigendecomposition
         if solver == "dense":
             solution = solve_dense(problem, k)

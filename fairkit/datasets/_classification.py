@@ -5,8 +5,9 @@ import numbers
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
+
+from fairkit.utils._random import local_random_state
 
 __all__ = ["make_fair_classification"]
 
@@ -89,7 +90,7 @@ def make_fair_classification(n_samples=1000, n_features=10, *, n_groups=2, group
     >>> bool(y[group == 1].mean() > y[group == 0].mean())
     True
     """
-    rng = check_random_state(random_state)
+    rng = local_random_state(random_state)
     if group_weights is None:
         group_weights = np.full(n_groups, 1.0 / n_groups)
     else:

@@ -3,10 +3,11 @@
 import numbers
 
 import numpy as np
-from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.multiclass import unique_labels
 
+from fairkit.utils._random import local_random_state
 from fairkit.utils.validation import check_sensitive_features, encode_groups
 
 __all__ = ["inject_malicious_noise"]
@@ -88,7 +89,7 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="flip", t
         if not matches:
             raise ValueError(f"target_group={target_group!r} is not a group; the groups are {list(groups)}.")
         target = matches[0]
-    rng = check_random_state(random_state)
+    rng = local_random_state(random_state)
     n_noisy = int(round(rate * n))
     source = np.arange(n)
     flipped = np.zeros(n, dtype=bool)

@@ -3,7 +3,8 @@
 import numbers
 
 import numpy as np
-from sklearn.utils import check_random_state
+
+from fairkit.utils._random import local_random_state
 
 __all__ = ["make_preference_profiles"]
 
@@ -77,7 +78,7 @@ def make_preference_profiles(n_judges=100, n_items=10, *, kind="ranks", dispersi
         raise ValueError(f"dispersion must be in [0, 1], got {dispersion!r}.")
     if not 0 <= missing_rate < 1:
         raise ValueError(f"missing_rate must be in [0, 1), got {missing_rate!r}.")
-    rng = check_random_state(random_state)
+    rng = local_random_state(random_state)
     center_order = rng.permutation(n_items)  # items from best to worst
     dtype = np.int16 if n_items < np.iinfo(np.int16).max else np.int64
     insert_at = (np.arange(n_items) - _insertion_offsets((n_judges, n_items), dispersion, rng))

@@ -4,8 +4,9 @@ import numbers
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
+
+from fairkit.utils._random import local_random_state
 
 __all__ = ["make_fair_sbm"]
 
@@ -109,7 +110,7 @@ def make_fair_sbm(n_samples=1000, n_clusters=5, n_groups=2, *, probabilities=(0.
     if n_samples < n_blocks:
         raise ValueError(f"n_samples={n_samples} is smaller than n_clusters * n_groups = "
                          f"{n_blocks}; every (cluster, group) block needs at least one vertex.")
-    rng = check_random_state(random_state)
+    rng = local_random_state(random_state)
     sizes = np.full(n_blocks, n_samples // n_blocks)
     sizes[: n_samples % n_blocks] += 1
     starts = np.concatenate([[0], np.cumsum(sizes)])

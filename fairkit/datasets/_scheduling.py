@@ -3,7 +3,8 @@
 import numbers
 
 import numpy as np
-from sklearn.utils import check_random_state
+
+from fairkit.utils._random import local_random_state
 
 __all__ = ["make_scheduling_instance"]
 
@@ -71,7 +72,7 @@ def make_scheduling_instance(n_jobs, machine_groups, *, kind="unrelated", max_ti
     if kind == "identical" and infeasible_rate > 0:
         raise ValueError("infeasible_rate must be 0 with kind='identical': a job that one machine "
                          "of a group cannot run, no machine of that group can run.")
-    rng = check_random_state(random_state)
+    rng = local_random_state(random_state)
     _, group = np.unique(labels, return_inverse=True)
     n_groups = group.max() + 1
     if kind == "identical":

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_array, column_or_1d
 
 from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
 from fairkit.utils._icp import _BLOCK_ENTRIES, ICPSampler
+from fairkit.utils._random import local_generator
 from fairkit.utils.validation import check_sensitive_features
 
 __all__ = ["EqualizedOddsTestResult", "equalized_odds_test", "kernel_partial_correlation"]
@@ -63,7 +64,7 @@ def kernel_partial_correlation(y_pred, sensitive_features, y_true, *, random_sta
         Sensitive attributes A: continuous, categorical or both.
     y_true : array-like of shape (n_samples,)
         True labels (classes) or targets (real).
-    random_state : int, numpy Generator or None, default=None
+    random_state : int, RandomState instance or None, default=None
         Seed of the tie-breaking among equidistant neighbours (and of the subsample
         that sets the bandwidth above 3,000 samples).
 
@@ -86,7 +87,7 @@ def kernel_partial_correlation(y_pred, sensitive_features, y_true, *, random_sta
     True
     """
     predictions, a, conditioning = _validate(y_pred, sensitive_features, y_true)
-    rng = np.random.default_rng(random_state)
+    rng = local_generator(random_state)
     bandwidth = _median_distance(predictions, rng)
     return _kpc(predictions, a, conditioning, bandwidth, rng)
 
@@ -124,7 +125,7 @@ def equalized_odds_test(y_pred, y_true, *, sensitive_features, n_permutations=10
         targets): the reference code's choice, without torch.
     n_sweeps : int, default=50
         Sweeps of the ICP Markov chain (burn-in, and per copy).
-    random_state : int, numpy Generator or None, default=None
+    random_state : int, RandomState instance or None, default=None
         Seed of the density model, the chain and the tie-breaking.
 
     Returns
@@ -148,7 +149,7 @@ def equalized_odds_test(y_pred, y_true, *, sensitive_features, n_permutations=10
     check_scalar(n_permutations, "n_permutations", numbers.Integral, min_val=1)
     check_scalar(n_sweeps, "n_sweeps", numbers.Integral, min_val=1)
     predictions, a, conditioning = _validate(y_pred, sensitive_features, y_true)
-    rng = np.random.default_rng(random_state)
+    rng = local_generator(random_state)
     density_seed, sampler_seed = rng.integers(np.iinfo(np.int32).max, size=2)
     classification = conditioning.discrete
     log_likelihood = fit_log_likelihood(a, conditioning.codes if classification else conditioning.y,

@@ -7,9 +7,9 @@ McTavish & Ustun, "Selective Preference Aggregation" (ICML 2025).
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils import check_random_state
 
 from fairkit.utils._preferences import as_counts
+from fairkit.utils._random import local_random_state
 
 __all__ = ["abstention_rate", "disagreement_rate", "ranking_stability"]
 
@@ -141,7 +141,7 @@ def ranking_stability(estimator, X, n_resamples=100, fraction=0.9, random_state=
         raise ValueError(f"fraction must be in (0, 1], got {fraction!r}.")
     full = clone(estimator).fit(X)
     base = _order_signs(_check_ranking(full.tier_of_item_))
-    rng = check_random_state(random_state)
+    rng = local_random_state(random_state)
     changes = np.empty((n_resamples, 3))
     for resample in range(n_resamples):
         counts = full.counts_.subsample(fraction, random_state=rng)

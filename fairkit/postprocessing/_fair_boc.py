@@ -28,6 +28,7 @@ from sklearn.utils.validation import (
 from fairkit.postprocessing._curves import group_curves, position, rule, value
 from fairkit.postprocessing._lp import lp_equalized_odds, lp_rates, roc_knots
 from fairkit.postprocessing._sweep import best_deterministic, best_randomized
+from fairkit.utils._random import local_generator
 from fairkit.utils.validation import fit_groups, predict_groups
 
 __all__ = ["RandomizedFairBOC"]
@@ -86,8 +87,9 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``sensitive_features`` (works where metadata cannot reach ``predict``, e.g.
         scorers). The columns stay in ``X`` for ``estimator``.
     random_state : int, RandomState instance or None, default=None
-        Seeds the coins of :meth:`predict`, drawn afresh on each call: the same seed
-        gives the same predictions on every call.
+        Seeds the coins of :meth:`predict`, drawn on each call: an int gives the same
+        predictions on every call, a ``RandomState`` instance is advanced, and None
+        draws fresh coins (never from numpy's global generator).
 
     Attributes
     ----------
@@ -350,7 +352,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         decision = self._decision_on(X, sensitive_features)
         coins = np.full(len(decision), 0.5)
         fractional = _is_fractional(decision)
-        coins[fractional] = _uniform(self.random_state, int(fractional.sum()))
+        coins[fractional] = local_generator(self.random_state).random(int(fractional.sum()))
         return self.classes_[(coins < decision).astype(int)]
 
     def score(self, X, y, *, sensitive_features=None, sample_weight=None):
@@ -391,13 +393,6 @@ def _check_2d(X):
 
 def _is_fractional(decision):
     return (decision > 0.0) & (decision < 1.0)
-
-
-def _uniform(random_state, size):
-    """``size`` uniform draws from ``random_state``, without touching numpy's global generator."""
-    if isinstance(random_state, np.random.RandomState):
-        return random_state.random_sample(size)
-    return np.random.default_rng(random_state).random(size)
 
 
 def _equalized_odds_rules(curves, groups, delta):

@@ -1,5 +1,6 @@
-"""Shared machinery: sensitive-feature validation and the public estimator checks."""
+"""Shared machinery: sensitive-feature validation, the random_state policy and the public estimator checks."""
 
+from fairkit.utils._random import local_generator, local_random_state
 from fairkit.utils.validation import (
     check_sensitive_features,
     encode_groups,
@@ -12,6 +13,8 @@ __all__ = [
     "check_sensitive_features",
     "encode_groups",
     "fit_groups",
+    "local_generator",
+    "local_random_state",
     "predict_groups",
     "resolve_sensitive_features",
 ]

@@ -24,21 +24,23 @@ numeric columns and one-hot encodes the others (strings, booleans, categories).
 """
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
-from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from fairkit.utils._icp import ClassLogLikelihood, GaussianLogLikelihood
+from fairkit.utils._random import local_random_state
 
 __all__ = ["HeteroscedasticMLP", "fit_log_likelihood", "sensitive_encoder"]
 
@@ -96,8 +98,10 @@ def fit_log_likelihood(a, y, *, classification, estimator="auto", random_state=N
     estimator : "auto" or estimator, default="auto"
         A classifier with ``predict_proba`` (classification) or a regressor with
         ``predict(a, return_std=True)`` (regression); cloned before fitting.
-    random_state : int or None, default=None
+    random_state : int, RandomState instance or None, default=None
         Seed of the density estimator (set when it has a ``random_state`` left at None).
+        With None a fresh seed is drawn, so that scikit-learn's estimators do not draw
+        from numpy's global generator.
 
     Returns
     -------
@@ -113,6 +117,8 @@ def fit_log_likelihood(a, y, *, classification, estimator="auto", random_state=N
     >>> fit_log_likelihood(a, y, classification=True, random_state=0).log_proba.shape
     (200, 2)
     """
+    if random_state is None:
+        random_state = local_random_state(None).randint(np.iinfo(np.int32).max)
     if isinstance(estimator, str) and estimator == "auto":
         estimator = _default_class_density(y, random_state) if classification else HeteroscedasticMLP()
     elif isinstance(estimator, str):
@@ -185,7 +191,7 @@ class HeteroscedasticMLP(RegressorMixin, BaseEstimator):
         Patience of early stopping, in L-BFGS iterations.
     max_iter : int, default=500
         Maximum number of L-BFGS iterations.
-    random_state : int, RandomState or None, default=None
+    random_state : int, RandomState instance or None, default=None
         Seed of the initial weights and of the validation split.
 
     Attributes
@@ -207,6 +213,15 @@ class HeteroscedasticMLP(RegressorMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "n_hidden": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="left")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_hidden=64, alpha=1e-4, validation_fraction=0.2, n_iter_no_change=20,
                  max_iter=500, random_state=None):
         self.n_hidden = n_hidden
@@ -216,6 +231,7 @@ class HeteroscedasticMLP(RegressorMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the mean and the standard deviation by maximum likelihood.
 
@@ -232,7 +248,7 @@ class HeteroscedasticMLP(RegressorMixin, BaseEstimator):
             The fitted model.
         """
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        rng = check_random_state(self.random_state)
+        rng = local_random_state(self.random_state)
         y_mean, y_scale = y.mean(), y.std() or 1.0
         z = (y - y_mean) / y_scale
         n, d = X.shape

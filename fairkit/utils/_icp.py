@@ -20,6 +20,8 @@ Used by :mod:`fairkit.adversarial` (a fresh Ã each training epoch) and by
 import numpy as np
 from scipy.special import expit
 
+from fairkit.utils._random import local_generator
+
 __all__ = ["ClassLogLikelihood", "GaussianLogLikelihood", "ICPSampler"]
 
 # Chains are advanced together in blocks of about this many entries (copies × samples).
@@ -122,8 +124,8 @@ class ICPSampler:
         :class:`GaussianLogLikelihood`).
     n_sweeps : int, default=50
         Sweeps of burn-in, and sweeps between Π* and each copy.
-    random_state : int, numpy Generator or None, default=None
-        Seed of the pairings and acceptance draws.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the pairings and acceptance draws (see :func:`fairkit.utils.local_generator`).
 
     Examples
     --------
@@ -142,7 +144,7 @@ class ICPSampler:
         self.log_likelihood = log_likelihood
         self.n_sweeps = n_sweeps
         self.random_state = random_state
-        self._rng = np.random.default_rng(random_state)
+        self._rng = local_generator(random_state)
         self._center = None
 
     def sample(self, n_copies=1):

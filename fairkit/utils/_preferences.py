@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_array
+
+from fairkit.utils._random import local_random_state
 
 __all__ = [
     "INPUT_TYPES",
@@ -147,7 +149,7 @@ class PairwiseCounts:
         records = np.stack([self.wins[rows, cols], self.wins[cols, rows], self.ties[rows, cols]],
                            axis=1)
         n_keep = int(fraction * records.sum())
-        seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+        seed = local_random_state(random_state).randint(np.iinfo(np.int32).max)
         kept = np.random.default_rng(seed).multivariate_hypergeometric(
             records.ravel(), n_keep, method="marginals").reshape(-1, 3)
         wins = np.zeros_like(self.wins)

@@ -79,17 +79,23 @@ def _fit(estimator, X, y, sensitive_features=None):
     return estimator.fit(X, **kwargs) if y is None else estimator.fit(X, y, **kwargs)
 
 
+def _predicts_on_samples(estimator):
+    """Whether ``predict`` takes samples: scikit-learn's convention for classifiers, regressors,
+    clusterers and transformers; other estimators (rankers, schedulers) may give it another meaning.
+    """
+    return (is_classifier(estimator) or is_regressor(estimator) or is_clusterer(estimator)
+            or hasattr(estimator, "transform"))
+
+
 def _outputs(estimator, X, sensitive_features):
     """What a fitted estimator produces: its array-valued fitted attributes and its predictions.
 
-    Predictions on samples are scikit-learn's convention for classifiers, regressors,
-    clusterers and transformers only; other estimators (rankers, schedulers) may give
-    ``predict`` another meaning, so only their fitted attributes are compared.
+    Only the fitted attributes are compared for estimators that do not predict on
+    samples (see ``_predicts_on_samples``).
     """
     outputs = {key: value for key, value in vars(estimator).items()
                if key.endswith("_") and not key.startswith("_") and isinstance(value, np.ndarray)}
-    if not (is_classifier(estimator) or is_regressor(estimator) or is_clusterer(estimator)
-            or hasattr(estimator, "transform")):
+    if not _predicts_on_samples(estimator):
         return outputs
     kwargs = {"sensitive_features": sensitive_features} if _predict_takes_sensitive(estimator) else {}
     for method in ("predict_proba", "predict", "transform"):
@@ -155,8 +161,14 @@ def check_unseen_group_raises(name, estimator):
 
 
 def check_reproducible(name, estimator):
-    """A fixed ``random_state`` gives identical results on repeated fits and after ``clone``."""
-    if "random_state" in estimator.get_params():
+    """A fixed ``random_state`` gives identical results on repeated fits and after ``clone``.
+
+    As in scikit-learn, an int seed gives identical results on repeated predictions,
+    refits and clones, and a ``RandomState`` instance is copied by ``clone``: two clones
+    of an estimator holding ``RandomState(0)`` give identical results.
+    """
+    takes_random_state = "random_state" in estimator.get_params()
+    if takes_random_state:
         estimator = clone(estimator).set_params(random_state=0)
     X, y, groups = _data(estimator)
     sf = groups if _fit_takes_sensitive(estimator) else None
@@ -164,6 +176,10 @@ def check_reproducible(name, estimator):
     outputs = _outputs(first, X, sf)
     _assert_same_outputs(outputs, _outputs(first, X, sf), f"{name}: a second predict call")
     _assert_same_outputs(outputs, _outputs(_fit(clone(first), X, y, sf), X, sf), f"{name}: a clone")
+    if takes_random_state:
+        template = clone(estimator).set_params(random_state=np.random.RandomState(0))
+        first, second = (_outputs(_fit(clone(template), X, y, sf), X, sf) for _ in range(2))
+        _assert_same_outputs(first, second, f"{name}: two clones holding RandomState(0)")
 
 
 def check_pickle_roundtrip(name, estimator):
@@ -184,25 +200,48 @@ def _global_rng_states():
     return states
 
 
+def _random_state_variants(estimator):
+    """``estimator`` and, when it takes ``random_state``, copies with None and a RandomState instance."""
+    if "random_state" not in estimator.get_params():
+        return [estimator]
+    variants = [clone(estimator).set_params(random_state=value)
+                for value in (None, np.random.RandomState(0))]
+    return variants if estimator.get_params()["random_state"] is None else [estimator, *variants]
+
+
+def _predict_all(estimator, X, sensitive_features):
+    """Call every method of a fitted estimator that predicts on samples."""
+    if not _predicts_on_samples(estimator):
+        return
+    kwargs = {"sensitive_features": sensitive_features} if _predict_takes_sensitive(estimator) else {}
+    for method in ("predict_proba", "predict", "decision_function", "transform"):
+        if hasattr(estimator, method):
+            getattr(estimator, method)(X, **kwargs)
+
+
 def check_no_global_rng_mutation(name, estimator):
     """Fitting and predicting leave the global numpy, ``random`` and torch generators untouched.
 
-    The estimator is fitted once before the states are recorded, so that a
-    dependency it imports lazily (torch) is already there; the generators are
-    then advanced, so that re-seeding them to a fixed seed shows as a change.
+    Checked with the estimator's own ``random_state`` and, when it takes one, with
+    ``random_state=None`` (fresh randomness must not come from a global generator) and
+    with a ``RandomState`` instance. The estimator is fitted once before the states are
+    recorded, so that a dependency it imports lazily (torch) is already there; the
+    generators are then advanced, so that re-seeding them to a fixed seed shows as a change.
     """
     X, y, groups = _data(estimator)
     sf = groups if _fit_takes_sensitive(estimator) else None
-    _outputs(_fit(clone(estimator), X, y, sf), X, sf)
-    np.random.random()
-    random.random()
-    if "torch" in sys.modules:
-        sys.modules["torch"].rand(1)
-    before = _global_rng_states()
-    _outputs(_fit(clone(estimator), X, y, sf), X, sf)
-    after = _global_rng_states()
-    changed = [key for key in before if before[key] != after[key]]
-    assert not changed, f"{name} changed the global random state of {changed}"
+    _predict_all(_fit(clone(estimator), X, y, sf), X, sf)
+    for variant in _random_state_variants(estimator):
+        np.random.random()
+        random.random()
+        if "torch" in sys.modules:
+            sys.modules["torch"].rand(1)
+        before = _global_rng_states()
+        _predict_all(_fit(clone(variant), X, y, sf), X, sf)
+        after = _global_rng_states()
+        changed = [key for key in before if before[key] != after[key]]
+        seed = variant.get_params().get("random_state")
+        assert not changed, f"{name} (random_state={seed!r}) changed the global random state of {changed}"
 
 
 def check_routing_pipeline_gridsearch(name, estimator):

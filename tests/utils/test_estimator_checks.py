@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from fairkit.utils import local_generator
 from fairkit.utils.estimator_checks import (
     check_fit_leaves_no_state_on_bad_sensitive_features,
     check_no_global_rng_mutation,
@@ -37,8 +39,11 @@ class GroupMeanClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         codes = predict_groups(self, X, sensitive_features)
         X = validate_data(self, X, reset=False)
-        flips = np.random.default_rng(self.random_state).random(len(X)) < self.flip_rate
+        flips = self._coins(len(X)) < self.flip_rate
         return self.classes_[((X[:, 0] > self.means_[codes]) ^ flips).astype(int)]
+
+    def _coins(self, n):
+        return local_generator(self.random_state).random(n)
 
     @classmethod
     def get_test_params(cls):
@@ -49,6 +54,19 @@ class SeedsGlobalState(GroupMeanClassifier):
     def fit(self, X, y, *, sensitive_features=None):
         np.random.seed(0)
         return super().fit(X, y, sensitive_features=sensitive_features)
+
+
+class DrawsFromGlobalStateWhenUnseeded(GroupMeanClassifier):
+    """Passes with its pinned test seed; with random_state=None, draws from numpy's global generator."""
+
+    def _coins(self, n):
+        return check_random_state(self.random_state).random_sample(n)
+
+
+class IgnoresRandomStateInstances(GroupMeanClassifier):
+    def _coins(self, n):
+        seed = self.random_state if isinstance(self.random_state, int) else None
+        return local_generator(seed).random(n)
 
 
 class IgnoresGroupsAtPredict(GroupMeanClassifier):
@@ -102,6 +120,9 @@ def test_checks_pass_on_a_well_behaved_estimator(check):
     ("estimator", "check", "match"),
     [
         (SeedsGlobalState(), check_no_global_rng_mutation, "global random state of \\['numpy'\\]"),
+        (DrawsFromGlobalStateWhenUnseeded(random_state=0), check_no_global_rng_mutation,
+         "random_state=None\\) changed the global random state of \\['numpy'\\]"),
+        (IgnoresRandomStateInstances(random_state=0), check_reproducible, "RandomState\\(0\\)"),
         (IgnoresGroupsAtPredict(), check_unseen_group_raises, "accepted a group not seen"),
         (ValidatesLate(), check_fit_leaves_no_state_on_bad_sensitive_features, "looks fitted"),
         (FreshCoinsEachFit(random_state=0), check_reproducible, "differs"),

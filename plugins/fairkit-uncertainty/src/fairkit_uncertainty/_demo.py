@@ -2,13 +2,14 @@
 
 import numpy as np
 
+from fairkit.utils import local_generator
 from fairkit_uncertainty._calibration import calibration_audit
-from fairkit_uncertainty._mirage import _torch, mirage_finetune
+from fairkit_uncertainty._mirage import _torch, mirage_finetune, seeded_torch
 
 
 def make_region_problem(n_samples, random_state=0):
     """Two noisy classes in the plane and a targeted region (a quadrant holding about a fifth of them)."""
-    rng = np.random.default_rng(random_state)
+    rng = local_generator(random_state)
     X = rng.normal(size=(n_samples, 2)).astype(np.float32)
     y = (X[:, 0] + 0.5 * X[:, 1] + 0.4 * rng.normal(size=n_samples) > 0).astype(np.int64)
     region = (X[:, 0] > 0.2) & (X[:, 1] > 0.2)
@@ -18,8 +19,7 @@ def make_region_problem(n_samples, random_state=0):
 def make_network(n_features, n_classes=2, hidden=32, random_state=0):
     """A small multilayer perceptron, initialised from a forked, seeded torch state."""
     torch = _torch()
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(random_state)
+    with seeded_torch(torch, random_state):
         return torch.nn.Sequential(torch.nn.Linear(n_features, hidden), torch.nn.ReLU(),
                                    torch.nn.Linear(hidden, n_classes))
 

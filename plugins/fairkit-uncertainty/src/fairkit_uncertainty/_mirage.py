@@ -5,9 +5,12 @@ imported only when these functions are called.
 """
 
 import copy
+from contextlib import contextmanager
 from numbers import Integral, Real
 
 import numpy as np
+
+from fairkit.utils import local_generator
 
 __all__ = ["mirage_finetune"]
 
@@ -20,6 +23,18 @@ def _torch():
     except ImportError as exc:
         raise ImportError(TORCH_MISSING) from exc
     return torch
+
+
+@contextmanager
+def seeded_torch(torch, random_state):
+    """Run the block with torch's CPU generator seeded from ``random_state`` (fairkit's policy).
+
+    The generator is forked: its state outside the block is restored on exit, so the
+    global generators are never seeded or advanced, not even with ``random_state=None``.
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(local_generator(random_state).integers(2**63 - 1)))
+        yield
 
 
 def mirage_targets(y, n_classes, epsilon):
@@ -94,9 +109,9 @@ def mirage_finetune(torch_module, X, y, region_mask, *, epsilon=0.15, alpha=0.9,
         Mini-batch size.
     lr : float, default=1e-3
         Adam's learning rate.
-    random_state : int or None, default=None
+    random_state : int, RandomState instance or None, default=None
         Seeds the shuffling and any dropout (in a forked torch random state: the
-        global generators are left as they were).
+        global generators are left as they were, not even advanced with None).
 
     Returns
     -------
@@ -135,11 +150,9 @@ def mirage_finetune(torch_module, X, y, region_mask, *, epsilon=0.15, alpha=0.9,
                          f"got {epsilon!r}.")
     if y.min() < 0 or y.max() >= n_classes:
         raise ValueError(f"y must hold class indices in [0, {n_classes}).")
-    seed = int(np.random.default_rng(random_state).integers(2**63 - 1))
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     model.train()
-    with torch.random.fork_rng(devices=[]):  # shuffling and dropout, without touching the global state
-        torch.manual_seed(seed)
+    with seeded_torch(torch, random_state):  # shuffling and dropout
         for _ in range(epochs):
             for batch in torch.randperm(len(X)).split(batch_size):
                 optimizer.zero_grad()
