@@ -82,6 +82,10 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     predict_method : {"auto", "predict_proba", "decision_function"}, default="auto"
         Where the scores come from: column 1 of ``predict_proba``, or the logistic
         function of ``decision_function`` (a logit). ``"auto"`` tries them in that order.
+        Scores must be probabilities: NaN, or ``predict_proba`` values outside [0, 1],
+        raise a ``ValueError`` in :meth:`fit` and at prediction. A margin that is not a
+        logit (e.g. ``LinearSVC``'s) gives miscalibrated scores: wrap such an estimator
+        in :class:`~sklearn.calibration.CalibratedClassifierCV`.
     sensitive_cols : str, int or list of them, default=None
         Columns of ``X`` holding the sensitive features, instead of passing
         ``sensitive_features`` (works where metadata cannot reach ``predict``, e.g.
@@ -374,14 +378,35 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
 
 def _scores(estimator, X, predict_method):
-    """Estimates of P(Y = classes_[1] | x) from ``estimator``."""
+    """Estimates of P(Y = classes_[1] | x) from ``estimator``, refused unless probabilities."""
+    name = type(estimator).__name__
     if predict_method in ("auto", "predict_proba") and hasattr(estimator, "predict_proba"):
-        return np.asarray(estimator.predict_proba(X), dtype=float)[:, 1]
+        proba = np.asarray(estimator.predict_proba(X), dtype=float)[:, 1]
+        return _check_scores(proba, f"{name}.predict_proba")
     if predict_method in ("auto", "decision_function") and hasattr(estimator, "decision_function"):
-        return expit(np.asarray(estimator.decision_function(X), dtype=float).ravel())
+        # a logit: any real value (or an infinite one) maps into [0, 1]; only NaN is left to refuse
+        logit = np.asarray(estimator.decision_function(X), dtype=float).ravel()
+        return _check_scores(expit(logit), f"{name}.decision_function")
     wanted = "predict_proba or decision_function" if predict_method == "auto" else predict_method
     raise AttributeError(f"{type(estimator).__name__} has no {wanted}, which RandomizedFairBOC "
                          "needs for its scores.")
+
+
+def _check_scores(scores, source):
+    """Raise unless every score is a probability: no NaN, nothing outside [0, 1]."""
+    nan = np.isnan(scores)
+    outside = (scores < 0) | (scores > 1)
+    if not (nan.any() or outside.any()):
+        return scores
+    problems = [f"{np.count_nonzero(nan)} NaN"] if nan.any() else []
+    if outside.any():
+        problems.append(f"{np.count_nonzero(outside)} outside [0, 1] (scores seen from "
+                        f"{np.nanmin(scores):.4g} to {np.nanmax(scores):.4g})")
+    cause = " (missing values in X are a common cause: impute them)" if nan.any() else ""
+    raise ValueError(f"{source} gave {np.count_nonzero(nan | outside)} of {len(scores)} scores that are "
+                     f"not probabilities: {' and '.join(problems)}. RandomizedFairBOC reads them as "
+                     f"P(Y=1 | x){cause}. Use a base estimator whose predict_proba gives "
+                     "probabilities, or wrap it in sklearn.calibration.CalibratedClassifierCV.")
 
 
 def _check_2d(X):

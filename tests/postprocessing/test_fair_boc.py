@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import sklearn
 from fairlearn.postprocessing import ThresholdOptimizer
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -210,3 +210,63 @@ def test_at_least_as_accurate_as_fairlearn_on_plugin_terms(plugin):
     assert ours >= theirs - 1e-12
     rates = [decision[group == g].mean() for g in (0, 1)]
     assert abs(rates[0] - rates[1]) < 1e-12
+
+
+# Bad input (issue 14)
+
+class LogitColumn(ClassifierMixin, BaseEstimator):
+    """decision_function(X) = X[:, 0], read as a logit by RandomizedFairBOC."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(X, dtype=float)[:, 0]
+
+
+def _scored(scores, seed=0):
+    """Samples whose score (the first column) is given, with two groups and labels."""
+    labels = np.random.default_rng(seed).integers(0, 2, len(scores))
+    return np.asarray(scores, dtype=float)[:, None], labels, np.arange(len(scores)) % 2
+
+
+@pytest.mark.parametrize("bad, messages", [
+    ([np.nan], ["ScoreColumn.predict_proba gave 1 of 40 scores that are not probabilities: 1 NaN",
+                "missing values in X"]),
+    ([1.5, -0.25], ["2 of 40 scores", "2 outside \\[0, 1\\] \\(scores seen from -0.25 to 1.5\\)"]),
+    ([np.nan, 3.0], ["2 of 40 scores", "1 NaN and 1 outside"]),
+])
+def test_scores_that_are_not_probabilities_are_refused_in_fit(plugin, bad, messages):
+    X, y, group = _scored(np.r_[np.linspace(0.05, 0.95, 40 - len(bad)), bad])
+    fair = RandomizedFairBOC(plugin.ScoreColumn())
+    for message in [*messages, "CalibratedClassifierCV"]:
+        with pytest.raises(ValueError, match=message):
+            fair.fit(X, y, sensitive_features=group)
+    assert not [key for key in vars(fair) if key.endswith("_")]
+
+
+def test_scores_that_are_not_probabilities_are_refused_at_prediction(plugin):
+    X, y, group = _scored(np.linspace(0.05, 0.95, 40))
+    fair = RandomizedFairBOC(plugin.ScoreColumn(), random_state=0).fit(X, y, sensitive_features=group)
+    thresholds = dict(fair.thresholds_)
+    bad = np.array([[0.5], [np.nan], [1.2]])
+    for method in (fair.predict, fair.predict_proba):
+        with pytest.raises(ValueError, match="2 of 3 scores .*: 1 NaN and 1 outside"):
+            method(bad, sensitive_features=[0, 1, 0])
+    with pytest.raises(ValueError, match="ScoreColumn.predict_proba gave 1 of 41 scores"):
+        fair.fit(np.r_[X, [[np.nan]]], np.r_[y, 1], sensitive_features=np.r_[group, 0])
+    assert fair.thresholds_ == thresholds  # a failed refit keeps the old fit
+
+
+def test_decision_function_scores_are_logits_and_nan_is_refused():
+    X, y, group = _scored(np.r_[np.linspace(-3, 3, 38), -np.inf, np.inf])
+    fair = RandomizedFairBOC(LogitColumn(), random_state=0).fit(X, y, sensitive_features=group)
+    np.testing.assert_array_equal(fair.predict_proba(np.array([[-np.inf], [np.inf]]),
+                                                     sensitive_features=[0, 1])[:, 1], [0.0, 1.0])
+    with pytest.raises(ValueError, match="LogitColumn.decision_function gave 1 of 2 scores .*: 1 NaN"):
+        fair.predict(np.array([[0.0], [np.nan]]), sensitive_features=[0, 1])
+    fresh = RandomizedFairBOC(LogitColumn())
+    with pytest.raises(ValueError, match="LogitColumn.decision_function gave 2 of 42 scores"):
+        fresh.fit(np.r_[X, [[np.nan], [np.nan]]], np.r_[y, 0, 1], sensitive_features=np.r_[group, 0, 1])
+    assert not [key for key in vars(fresh) if key.endswith("_")]
