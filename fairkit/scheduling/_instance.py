@@ -24,11 +24,24 @@ def check_processing_times(P, name="P"):
 
 
 def _check_values(P, name):
-    if np.isnan(P).any():
-        raise ValueError(f"{name} holds NaN; processing times must be numbers >= 0 or inf.")
+    """Refuse NaN, negative times, and times whose loads would overflow float64.
+
+    Any finite times are solved exactly otherwise (the solvers see them scaled by a
+    power of two); only a sum beyond float64's range (about 1.8e308) cannot be represented.
+    """
+    nan = np.isnan(P)
+    if nan.any():
+        raise ValueError(f"{name} holds NaN ({np.count_nonzero(nan)} entries); processing times "
+                         "must be numbers >= 0, or inf where a machine cannot run a job.")
     if (P < 0).any():
-        raise ValueError(f"Negative values in data passed to {name}: processing times must be "
-                         ">= 0 (inf when a machine cannot run a job).")
+        raise ValueError(f"Negative values in data: {name} holds processing times below 0; they must "
+                         "be >= 0 (inf where a machine cannot run a job).")
+    with np.errstate(over="ignore"):
+        heaviest = np.where(np.isfinite(P), P, 0.0).max(axis=1, initial=0.0).sum()
+    if not np.isfinite(heaviest):
+        raise ValueError(f"The processing times in {name} are too large: a machine's load (a sum of "
+                         "times) could exceed float64's range (about 1.8e308). Divide them by a "
+                         "constant: the allocation does not depend on the unit of time.")
 
 
 def encode_machine_groups(machine_groups, n_machines):
@@ -56,7 +69,11 @@ def encode_machine_groups(machine_groups, n_machines):
                          "machines (columns of X); give one group label per machine.")
     if labels.dtype.kind == "f" and np.isnan(labels).any():
         raise ValueError("machine_groups holds NaN; give one group label per machine.")
-    return np.unique(labels, return_inverse=True)
+    try:
+        return np.unique(labels, return_inverse=True)
+    except TypeError as error:  # an object array mixing types that do not compare
+        raise ValueError(f"machine_groups mixes labels that cannot be sorted ({error}); give labels "
+                         "of one type (all numbers or all strings).") from None
 
 
 def check_groups_can_run_all_jobs(P, group, labels):

@@ -21,12 +21,18 @@ def _min_max_load(job, machine, weight, n_jobs, n_machines):
 
     The variables are the given edges ``(job[e], machine[e])``. HiGHS dual simplex
     returns a basic (vertex) solution. Returns ``(t, x)``.
+
+    HiGHS refuses matrix entries above 1e15 ("model error") and drops those below
+    1e-9, so the weights are divided by the power of two (exact in floating point)
+    that brings the largest into [0.5, 1), and ``t`` is scaled back: any finite
+    weights can be solved; weights below about 1e-9 of the largest count as 0.
     """
     n_edges = job.size
     cols = np.arange(n_edges)
+    scale = np.ldexp(1.0, np.frexp(weight.max(initial=0.0))[1])
     A_eq = sparse.csr_array((np.ones(n_edges), (job, cols)), shape=(n_jobs, n_edges + 1))
     A_ub = sparse.hstack([
-        sparse.csr_array((weight, (machine, cols)), shape=(n_machines, n_edges)),
+        sparse.csr_array((weight / scale, (machine, cols)), shape=(n_machines, n_edges)),
         sparse.csr_array(-np.ones((n_machines, 1))),
     ], format="csr")
     c = np.zeros(n_edges + 1)
@@ -35,7 +41,7 @@ def _min_max_load(job, machine, weight, n_jobs, n_machines):
                      bounds=(0, None), method="highs-ds")
     if result.status != 0:  # pragma: no cover - the LP is feasible and bounded by construction
         raise RuntimeError(f"HiGHS failed on the assignment LP: {result.message}")
-    return result.x[-1], result.x[:-1]
+    return result.x[-1] * scale, result.x[:-1]
 
 
 def fractional_mms(P, n_copies):

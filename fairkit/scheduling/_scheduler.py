@@ -150,7 +150,9 @@ class MMSScheduler(BaseEstimator):
         ----------
         X : array-like of shape (n_jobs, n_machines)
             Processing times ``>= 0``; ``np.inf`` where a machine cannot run a job.
-            Every group must have a machine that can run every job.
+            Every group must have a machine that can run every job. Any magnitude is
+            solved (the solvers see the times scaled by a power of two) as long as a
+            machine's load fits in float64 (about 1.8e308).
         y : None
             Ignored.
 
@@ -159,7 +161,7 @@ class MMSScheduler(BaseEstimator):
         self : MMSScheduler
         """
         P = check_array(X, dtype=np.float64, ensure_all_finite=False)  # self stays untouched
-        _check_values(P, "MMSScheduler")
+        _check_values(P, "X")
         labels, group = encode_machine_groups(self.machine_groups, P.shape[1])
         check_groups_can_run_all_jobs(P, group, labels)
         n_groups = labels.size

@@ -163,15 +163,20 @@ def test_groups_that_see_zero_work_get_ratio_zero():
     assert scheduler.mms_ratios_[0] == 0
 
 
+# Bad input (issue 14)
+
 @pytest.mark.parametrize("X, groups, model, message", [
-    ([[1.0, -2.0]], 2, "auto", "Negative"),
-    ([[1.0, np.nan]], 2, "auto", "NaN"),
+    ([[1.0, -2.0]], 2, "auto", "Negative values in data: X holds processing times below 0"),
+    ([[1.0, np.nan]], 2, "auto", "X holds NaN"),
     ([[1.0, 2.0, 3.0]], [0, 1], "auto", "3 machines"),
     ([[1.0, 2.0]], 3, "auto", "at least one machine per group"),
     ([[1.0, np.inf, 2.0]], [0, 0, 1], "auto", None),
     ([[np.inf, np.inf, 2.0]], [0, 0, 1], "auto", "cannot run on any machine of group 0"),
     ([[1.0, 2.0, 2.0]], [0, 0, 1], "identical", "identical"),
     ([[1.0, 2.0]], [[0, 1]], "auto", "1-D"),
+    ([[1e308, 1e308]] * 3, 2, "auto", "too large.*Divide them by a constant"),
+    ([[1.0, 2.0, 3.0]], [None, 1, 1], "auto", "machine_groups mixes labels that cannot be sorted"),
+    (np.empty((0, 3)), [0, 0, 1], "auto", "0 sample"),
 ])
 def test_bad_input_raises_and_changes_nothing(X, groups, model, message):
     good = make_scheduling_instance(4, [0, 0, 1], random_state=0)
@@ -188,3 +193,26 @@ def test_bad_input_raises_and_changes_nothing(X, groups, model, message):
     for key, value in state.items():
         assert getattr(fitted, key) is value, f"{key} changed"
     assert not any(key.endswith("_") for key in vars(scheduler))
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e16, 1e9, 1e-12])
+@pytest.mark.parametrize("mms", ["bound", "exact"])
+def test_times_of_any_magnitude_give_the_shares_of_the_unscaled_instance(factor, mms):
+    # 1e300 and 1e16 reached HiGHS unscaled ("model error"); at 1e9 HiGHS proved a wrong
+    # exact share (16e9 for 13e9), at 1e-12 its absolute tolerances did
+    P = make_scheduling_instance(7, [0, 0, 1], max_time=15, infeasible_rate=0.2, random_state=2)
+    reference = MMSScheduler([0, 0, 1], mms=mms).fit(P)
+    scaled = MMSScheduler([0, 0, 1], mms=mms).fit(P * factor)
+    np.testing.assert_allclose(scaled.mms_bounds_, reference.mms_bounds_ * factor, rtol=1e-9)
+    assert scaled.machine_model_ == reference.machine_model_
+    assert scaled.guarantee_ == pytest.approx(reference.guarantee_, rel=1e-7)
+    assert (scaled.group_costs_ <= scaled.guarantee_ * scaled.mms_bounds_ * (1 + 1e-9)).all()
+
+
+def test_public_functions_take_times_of_any_magnitude():
+    P = make_scheduling_instance(6, [0, 0, 1], max_time=15, random_state=2)
+    np.testing.assert_allclose(maximin_shares(P * 1e300, [0, 0, 1]),
+                               maximin_shares(P, [0, 0, 1]) * 1e300, rtol=1e-12)
+    np.testing.assert_array_equal(lst_schedule(P * 2.0**900), lst_schedule(P))
+    with pytest.raises(ValueError, match="P are too large"):
+        lst_schedule(np.full((3, 2), 1e308))
