@@ -9,8 +9,6 @@ import numbers
 from contextlib import contextmanager
 
 import numpy as np
-import pandas as pd
-from scipy import sparse
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.preprocessing import StandardScaler
@@ -21,7 +19,14 @@ from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, va
 from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
 from fairkit.utils._icp import ICPSampler
 from fairkit.utils._random import local_random_state
-from fairkit.utils.validation import fit_groups, resolve_sensitive_features
+from fairkit.utils.validation import (
+    SENSITIVE_COLS_CONSTRAINT,
+    check_2d,
+    check_numeric_features,
+    drop_sensitive_cols,
+    fit_groups,
+    resolve_sensitive_features,
+)
 
 __all__ = ["FairICPClassifier", "FairICPRegressor"]
 
@@ -54,26 +59,6 @@ def _check_layer_sizes(name, sizes):
     return sizes
 
 
-def _other_columns(X, cols, n_features):
-    """Positions of the columns of ``X`` not named (or numbered) by ``cols``."""
-    cols = [cols] if isinstance(cols, str | numbers.Integral) else list(cols)
-    if isinstance(X, pd.DataFrame):
-        cols = [c if isinstance(c, numbers.Integral) else X.columns.get_loc(c) for c in cols]
-    keep = np.setdiff1d(np.arange(n_features), np.mod(cols, n_features))
-    if not len(keep):
-        raise ValueError("sensitive_cols names every column of X; FairICP needs other features "
-                         "to predict from.")
-    return keep
-
-
-def _take_columns(X, columns):
-    """The columns of ``X`` at ``columns``; a sparse X stays sparse, for the dense check to refuse."""
-    if isinstance(X, pd.DataFrame):
-        return X.iloc[:, columns]
-    X = X.tocsr() if sparse.issparse(X) else np.asarray(X)
-    return X[:, columns]
-
-
 class _BaseFairICP(BaseEstimator):
     """What the classifier and the regressor share: validation, ICP, the training net."""
 
@@ -88,7 +73,7 @@ class _BaseFairICP(BaseEstimator):
         "discriminator_steps": [Interval(numbers.Integral, 1, None, closed="left")],
         "icp_sweeps": [Interval(numbers.Integral, 1, None, closed="left")],
         "density_estimator": [StrOptions({"auto"}), HasMethods(["fit"])],
-        "sensitive_cols": [None, str, numbers.Integral, "array-like"],
+        "sensitive_cols": SENSITIVE_COLS_CONSTRAINT,
         "device": [str],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -149,7 +134,7 @@ class _BaseFairICP(BaseEstimator):
     def _fit(self, X, y, sensitive_features):
         hidden = _check_layer_sizes("hidden_layer_sizes", self.hidden_layer_sizes)
         discriminator_hidden = _check_layer_sizes("discriminator_hidden", self.discriminator_hidden)
-        groups, _ = fit_groups(self, X, sensitive_features)  # warns when there are none
+        groups, _ = fit_groups(self, X, sensitive_features, categorical=False)  # warns if there are none
         frame = resolve_sensitive_features(self, X, sensitive_features)
         X_net, y = self._validate_fit_data(X, y)
         y_net, y_density = self._encode_target(y)
@@ -204,22 +189,21 @@ class _BaseFairICP(BaseEstimator):
 
     def _validate_fit_data(self, X, y):
         """Validate ``X`` and ``y``; return the predictor's input (without sensitive columns) and y."""
-        checks = {"dtype": np.float64, "y_numeric": not self._is_classifier}
-        if self.sensitive_cols is None:
-            return validate_data(self, X, y, **checks)
-        validate_data(self, X, y, skip_check_array=True)
-        self._predictor_columns = _other_columns(X, self.sensitive_cols, self.n_features_in_)
-        return check_X_y(_take_columns(X, self._predictor_columns), y, estimator=self, **checks)
+        check_2d(self, X)
+        validate_data(self, X, y, skip_check_array=True)  # n_features_in_, feature_names_in_
+        X_net = drop_sensitive_cols(self, X)
+        check_numeric_features(self, X_net)
+        return check_X_y(X_net, y, dtype=np.float64, y_numeric=not self._is_classifier, estimator=self)
 
     def _network_input(self, X):
         """Validate new samples and return the predictor's input."""
-        if self.sensitive_cols is None:
-            return validate_data(self, X, reset=False, dtype=np.float64)
         # X has the columns seen in fit (checked here); the sensitive ones are not read, so
         # their values (missing ones included) do not matter
+        check_2d(self, X)
         validate_data(self, X, reset=False, skip_check_array=True)
-        return check_array(_take_columns(X, self._predictor_columns), dtype=np.float64,
-                           estimator=self)
+        X_net = drop_sensitive_cols(self, X)
+        check_numeric_features(self, X_net)
+        return check_array(X_net, dtype=np.float64, estimator=self)
 
     def _network_output(self, X):
         check_is_fitted(self)

@@ -11,14 +11,20 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
 from sklearn.neighbors import kneighbors_graph
-from sklearn.utils import check_array, check_symmetric
+from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_non_negative, validate_data
+from sklearn.utils.validation import validate_data
 
 from fairkit.cluster._solvers import FairProblem, solve_admm, solve_dense, solve_eigsh
 from fairkit.metrics import balance
+from fairkit.metrics._clustering import check_affinity
 from fairkit.utils._random import local_random_state
-from fairkit.utils.validation import fit_groups
+from fairkit.utils.validation import (
+    SENSITIVE_COLS_CONSTRAINT,
+    check_numeric_features,
+    drop_sensitive_cols,
+    fit_groups,
+)
 
 __all__ = ["FairSpectralClustering"]
 
@@ -149,7 +155,7 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_jobs": [None, numbers.Integral],
-        "sensitive_cols": [None, str, numbers.Integral, list, tuple],
+        "sensitive_cols": SENSITIVE_COLS_CONSTRAINT,
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -171,19 +177,6 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _drop_sensitive_cols(self, X, features):
-        """The columns of ``features`` that describe the samples, without ``sensitive_cols``."""
-        if self.sensitive_cols is None:
-            return features
-        cols = self.sensitive_cols
-        cols = [cols] if isinstance(cols, str | numbers.Integral) else list(cols)
-        names = list(getattr(X, "columns", []))
-        positions = [c if isinstance(c, numbers.Integral) else names.index(c) for c in cols]
-        kept = np.setdiff1d(np.arange(features.shape[1]), np.mod(positions, features.shape[1]))
-        if kept.size == 0:
-            raise ValueError("X holds only sensitive columns: nothing is left to cluster on.")
-        return features[:, kept]
-
     def _affinity(self, X):
         if self.affinity == "precomputed":
             if X.shape[0] != X.shape[1]:
@@ -199,11 +192,9 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
 
     def _graph(self, affinity):
         """The affinity as a CSR matrix without self-loops, checked for what the solvers need."""
-        W = sparse.csr_matrix(affinity, dtype=np.float64, copy=True)
+        W = sparse.csr_matrix(check_affinity(affinity), copy=True)
         W.setdiag(0)
         W.eliminate_zeros()
-        check_non_negative(W, "FairSpectralClustering (affinities must be >= 0)")
-        W = check_symmetric(W, raise_exception=True, raise_warning=False)
         isolated = np.flatnonzero(np.asarray(W.sum(axis=1)).ravel() == 0)
         if isolated.size and self.laplacian == "normalized":
             raise ValueError(
@@ -240,15 +231,16 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
             raise ValueError("sensitive_cols cannot name columns of a precomputed affinity matrix; "
                              "pass sensitive_features to fit instead.")
         groups, codes = fit_groups(self, X, sensitive_features)
-        # COO cannot be sliced (sensitive_cols): it is converted to CSR
-        features = check_array(X, accept_sparse=["csr", "csc"], dtype=np.float64,
+        features = drop_sensitive_cols(self, X)
+        check_numeric_features(self, features)
+        features = check_array(features, accept_sparse=["csr", "csc"], dtype=np.float64,
                                ensure_min_samples=2)
         n_samples, k = features.shape[0], self.n_clusters
         if k > n_samples - len(groups) + 1:
             raise ValueError(f"n_clusters={k} is too large: with {n_samples} samples and "
                              f"{len(groups)} groups the fair embedding has at most "
                              f"{n_samples - len(groups) + 1} dimensions.")
-        affinity = self._affinity(self._drop_sensitive_cols(X, features))
+        affinity = self._affinity(features)
         problem = FairProblem.from_graph(self._graph(affinity), codes,
                                          normalized=self.laplacian == "normalized")
         solver = self.solver

@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from sklearn.utils.multiclass import unique_labels
 
 from fairkit.utils._random import local_random_state
-from fairkit.utils.validation import check_sensitive_features, encode_groups
+from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 
 __all__ = ["inject_malicious_noise"]
 
@@ -76,6 +76,7 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="flip", t
     >>> int((y_noisy != y).sum()), int(y_noisy[group == 1].sum())
     (2, 0)
     """
+    check_same_index(X=X, y=y, sensitive_features=sensitive_features)
     labels = unique_labels(y)
     if len(labels) != 2:
         raise ValueError(f"y must hold exactly two labels to flip, got {len(labels)}: {labels}.")

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_array, column_or_1d
 from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
 from fairkit.utils._icp import _BLOCK_ENTRIES, ICPSampler
 from fairkit.utils._random import local_generator
-from fairkit.utils.validation import check_sensitive_features
+from fairkit.utils.validation import check_same_index, check_sensitive_features
 
 __all__ = ["EqualizedOddsTestResult", "equalized_odds_test", "kernel_partial_correlation"]
 
@@ -175,6 +175,7 @@ class _Conditioning(NamedTuple):
 
 
 def _validate(y_pred, sensitive_features, y_true):
+    check_same_index(y_pred=y_pred, y_true=y_true, sensitive_features=sensitive_features)
     predictions = check_array(y_pred, ensure_2d=False, dtype=np.float64, input_name="y_pred")
     if predictions.ndim == 1:
         predictions = predictions[:, None]

@@ -29,7 +29,7 @@ from fairkit.postprocessing._curves import group_curves, position, rule, value
 from fairkit.postprocessing._lp import lp_equalized_odds, lp_rates, roc_knots
 from fairkit.postprocessing._sweep import best_deterministic, best_randomized
 from fairkit.utils._random import local_generator
-from fairkit.utils.validation import fit_groups, predict_groups
+from fairkit.utils.validation import check_2d, fit_groups, predict_groups
 
 __all__ = ["RandomizedFairBOC"]
 
@@ -240,7 +240,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._check_options()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        _check_2d(X)
+        check_2d(self, X)
         y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
         check_consistent_length(X, y)  # a prefit estimator never sees y, so it cannot catch this
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
@@ -313,7 +313,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _decision_on(self, X, sensitive_features):
         check_is_fitted(self)
-        _check_2d(X)
+        check_2d(self, X)
         validate_data(self, X, skip_check_array=True, reset=False)
         codes = predict_groups(self, X, sensitive_features)
         return self._decision(_scores(self.estimator_, X, self.predict_method), codes)
@@ -407,13 +407,6 @@ def _check_scores(scores, source):
                      f"not probabilities: {' and '.join(problems)}. RandomizedFairBOC reads them as "
                      f"P(Y=1 | x){cause}. Use a base estimator whose predict_proba gives "
                      "probabilities, or wrap it in sklearn.calibration.CalibratedClassifierCV.")
-
-
-def _check_2d(X):
-    ndim = len(X.shape) if hasattr(X, "shape") else np.asarray(X).ndim
-    if ndim != 2:
-        raise ValueError(f"Expected a 2-D X, got {ndim} dimension(s). Reshape your data with "
-                         "X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample.")
 
 
 def _is_fractional(decision):

@@ -2,7 +2,11 @@
 
 from fairkit.utils._random import local_generator, local_random_state
 from fairkit.utils.validation import (
+    check_2d,
+    check_numeric_features,
+    check_same_index,
     check_sensitive_features,
+    drop_sensitive_cols,
     encode_groups,
     fit_groups,
     predict_groups,
@@ -10,7 +14,11 @@ from fairkit.utils.validation import (
 )
 
 __all__ = [
+    "check_2d",
+    "check_numeric_features",
+    "check_same_index",
     "check_sensitive_features",
+    "drop_sensitive_cols",
     "encode_groups",
     "fit_groups",
     "local_generator",

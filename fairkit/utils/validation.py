@@ -38,6 +38,7 @@ __all__ = [
     "MAX_CATEGORIES",
     "NO_GROUP",
     "SENSITIVE_COLS_CONSTRAINT",
+    "check_2d",
     "check_numeric_features",
     "check_same_index",
     "check_sensitive_features",
@@ -140,6 +141,32 @@ def check_sensitive_features(sensitive_features, n_samples=None, *, samples_of="
         raise ValueError(f"sensitive_features holds infinite values in column {where}; replace them "
                          "with finite values (or bin the column) or drop those samples.")
     return frame
+
+
+def check_2d(estimator, X):
+    """Refuse an ``X`` that is not 2-D or holds no sample, before anything reads its columns.
+
+    For estimators that look at ``X``'s columns (or pass ``X`` on) before scikit-learn's
+    own ``check_array`` sees it; the messages are scikit-learn's ("Reshape your data").
+
+    Parameters
+    ----------
+    estimator : estimator
+        Named in the message.
+    X : array-like, sparse matrix or DataFrame
+        The samples.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D or has no rows.
+    """
+    shape = X.shape if hasattr(X, "shape") else np.asarray(X).shape
+    if len(shape) != 2:
+        raise ValueError(f"Expected a 2-D X, got {len(shape)} dimension(s). Reshape your data with "
+                         "X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample.")
+    if shape[0] == 0:
+        raise ValueError(f"X is empty (0 samples); {type(estimator).__name__} needs at least one.")
 
 
 def check_same_index(**arrays):

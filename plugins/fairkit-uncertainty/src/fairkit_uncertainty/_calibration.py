@@ -6,7 +6,7 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-from fairkit.utils.validation import check_sensitive_features, encode_groups
+from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 from fairkit_uncertainty._proba import check_proba
 
 __all__ = [
@@ -235,6 +235,7 @@ def calibration_audit(y_true, y_proba, *, n_bins=10, tolerance=0.15, sensitive_f
         raise ValueError(f"tolerance must be a number in [0, 1], got {tolerance!r}.")
     if not isinstance(min_bin_count, Integral) or min_bin_count < 1:
         raise ValueError(f"min_bin_count must be a positive integer, got {min_bin_count!r}.")
+    check_same_index(y_true=y_true, y_proba=y_proba, sensitive_features=sensitive_features)
     confidence, correct = _confidence_and_correct(y_true, y_proba, labels)
     bins = np.minimum((confidence * n_bins).astype(np.intp), n_bins - 1)
     overall = _table(*_binned(confidence, correct, n_bins, bins), n_bins)

@@ -4,7 +4,7 @@ import numpy as np
 from scipy.special import entr
 from sklearn.utils import column_or_1d
 
-from fairkit.utils.validation import check_sensitive_features, encode_groups
+from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 from fairkit_uncertainty._proba import check_proba
 
 __all__ = ["desirability", "ucerf_score"]
@@ -100,6 +100,8 @@ def ucerf_score(y_true, y_proba, *, sensitive_features, pair_ids=None, labels=No
     >>> ucerf_score(y_true, y_proba, sensitive_features=["a", "b", "a", "b"], pair_ids=[0, 0, 1, 1])
     0.5
     """
+    check_same_index(y_true=y_true, y_proba=y_proba, sensitive_features=sensitive_features,
+                     pair_ids=pair_ids)
     desire = desirability(y_true, y_proba, labels=labels)
     _, codes = encode_groups(check_sensitive_features(sensitive_features, desire.size))
     if pair_ids is None:
