@@ -145,7 +145,13 @@ def ranking_stability(estimator, X, n_resamples=100, fraction=0.9, random_state=
     changes = np.empty((n_resamples, 3))
     for resample in range(n_resamples):
         counts = full.counts_.subsample(fraction, random_state=rng)
-        signs = _order_signs(clone(estimator).fit(counts).tier_of_item_)
+        try:
+            signs = _order_signs(clone(estimator).fit(counts).tier_of_item_)
+        except ValueError as error:
+            raise ValueError(f"ranking_stability: subsample {resample} (fraction={fraction} of the "
+                             f"records) could not be ranked: {error} With so few answers about an "
+                             "item, its stability is not defined: raise fraction, or drop the items "
+                             "that few judges answered.") from error
         changes[resample] = [((base * signs) == -1).sum(),
                              ((base != 0) & (signs == 0)).sum(),
                              ((base == 0) & (signs != 0)).sum()]

@@ -14,6 +14,7 @@ from fairkit.ranking._path import max_support, selective_path, selective_tiers
 from fairkit.utils._preferences import (
     INPUT_TYPES,
     PairwiseCounts,
+    as_counts,
     check_profile,
     profile_counts,
     ranking_counts,
@@ -130,6 +131,14 @@ class SelectiveRanker(BaseEstimator):
         """Small parameter sets for the common estimator checks."""
         return [{"tau": 0.0}, {"tau": 0.3, "input_type": "ratings", "missing": "dissent"}]
 
+    def _ranking_counts(self, X):
+        """The counts to rank. With ``missing="ignore"`` an item no judge answered could go in
+        any tier, so it is refused; with ``"dissent"`` every judge dissents about it, and the
+        ranking rightly compares it with nothing."""
+        if self.missing == "ignore":
+            return ranking_counts(X, self.input_type)
+        return as_counts(X, self.input_type)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Compute the selective ranking of the judges in ``X``.
@@ -139,7 +148,7 @@ class SelectiveRanker(BaseEstimator):
         X : array-like of shape (n_judges, n_items) or PairwiseCounts
             One row per judge (ranks or ratings, see ``input_type``; NaN = missing),
             or the counts of pairwise comparisons from :func:`pairwise_counts`.
-            Every item needs an answer on some pair.
+            With ``missing="ignore"``, every item needs an answer on some pair.
         y : None
             Ignored.
 
@@ -150,10 +159,11 @@ class SelectiveRanker(BaseEstimator):
         Raises
         ------
         ValueError
-            If ``X`` has rows of different lengths, holds no value but NaN, or says
-            nothing about some item; the estimator is then left as it was.
+            If ``X`` has rows of different lengths, holds no value but NaN, or (with
+            ``missing="ignore"``) says nothing about some item; the estimator is then left
+            as it was.
         """
-        counts = ranking_counts(X, self.input_type)
+        counts = self._ranking_counts(X)
         support = counts.support(self.missing)
         threshold = max_support(self.tau, counts.n_judges)
         tier_of_item, n_unsupported = selective_tiers(support, threshold)
@@ -302,7 +312,7 @@ class SelectiveRanker(BaseEstimator):
             any τ: the one recorded at the largest level not above τ.
         """
         self._validate_params()
-        counts = ranking_counts(X, self.input_type)
+        counts = self._ranking_counts(X)
         return selective_path(counts.support(self.missing), counts.n_judges, counts.item_names)
 
 

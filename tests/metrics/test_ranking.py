@@ -104,3 +104,16 @@ def test_ranking_stability_depends_on_how_dropped_records_count():
     assert dissent == {"inversions": 0.0, "abstentions": 1.0, "specifications": 0.0}
     with pytest.raises(ValueError, match="fraction"):
         ranking_stability(SelectiveRanker(), X, fraction=1.5)
+
+
+def test_ranking_stability_names_a_subsample_that_dropped_every_answer_about_an_item():
+    # Item 2 is answered by one judge only: a subsample that drops that record leaves it unranked.
+    X = np.array([[1, 2, np.nan]] * 30 + [[1, 2, 3]], dtype=float)
+    with pytest.raises(ValueError, match=r"ranking_stability: subsample \d+ \(fraction=0.5 of the "
+                                         r"records\) could not be ranked: X gives no preference about "
+                                         r"1 of its 3 items.*raise fraction"):
+        ranking_stability(SelectiveRanker(), X, n_resamples=20, fraction=0.5, random_state=0)
+    # with missing answers as dissent the item is compared with nothing: a valid outcome
+    stability = ranking_stability(SelectiveRanker(missing="dissent"), X, n_resamples=20, fraction=0.5,
+                                  random_state=0)
+    assert stability["inversions"] == 0.0

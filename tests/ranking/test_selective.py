@@ -374,6 +374,17 @@ def test_counts_that_never_compare_an_item_cannot_be_ranked():
         borda(counts)
 
 
+def test_with_dissent_an_item_nobody_ranked_is_compared_with_nothing():
+    # Every judge dissents about item c, so no comparison involving it is backed: c shares a
+    # tier with every item, hence one tier; the path says the same at every level.
+    X = pd.DataFrame([[1, 2, np.nan], [1, 2, np.nan], [1, 2, np.nan]], columns=["a", "b", "c"])
+    ranker = SelectiveRanker(tau=0.2, missing="dissent").fit(X)
+    assert [tier.tolist() for tier in ranker.tiers_] == [[0, 1, 2]]
+    assert all((ranking == 0).all() for ranking in ranker.path(X).rankings)
+    assert [tier.tolist() for tier in SelectiveRanker(tau=0.2, missing="dissent").fit(X[["a", "b"]]).tiers_
+            ] == [[0], [1]]
+
+
 def test_an_item_nobody_ranked_fails_fit_before_any_state_is_set():
     ranker = SelectiveRanker()
     with pytest.raises(ValueError, match="no preference about"):
