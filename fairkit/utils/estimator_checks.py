@@ -81,7 +81,7 @@ def _fit(estimator, X, y, sensitive_features=None):
 
 def _predicts_on_samples(estimator):
     """Whether ``predict`` takes samples: scikit-learn's convention for classifiers, regressors,
-    clusterers and transformers; other estimators (rankers, schedulers) may give it another meaning.
+    clusterers and transformers; other estimators (MMSScheduler) may give it another meaning.
     """
     return (is_classifier(estimator) or is_regressor(estimator) or is_clusterer(estimator)
             or hasattr(estimator, "transform"))
