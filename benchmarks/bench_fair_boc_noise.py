@@ -32,7 +32,7 @@ def run(quick=False):
     seeds = range(3 if quick else 10)
     results = {"alphas": alphas.tolist(), "n_seeds": len(seeds), "n_samples": 50_000,
                "tolerance": 0.02, "constraint": "demographic_parity"}
-    for strategy in ("duplicate", "flip"):
+    for strategy in ("duplicate", "relabel"):
         curves = experiment.noise_curves(alphas, seeds, strategy=strategy)
         for randomized, name in ((True, "randomized"), (False, "deterministic")):
             mean = curves[randomized].mean(axis=0)

@@ -19,26 +19,31 @@ __all__ = ["inject_malicious_noise"]
         "y": ["array-like"],
         "sensitive_features": ["array-like"],
         "rate": [Interval(numbers.Real, 0, 1, closed="left")],
-        "strategy": [StrOptions({"flip", "duplicate"})],
+        "strategy": [StrOptions({"duplicate", "relabel"})],
         "target_group": "no_validation",
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
-def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="flip", target_group=None,
+def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="duplicate", target_group=None,
                            random_state=None):
     """Replace a fraction ``rate`` of the samples with adversarial ones aimed at one group.
 
-    The result is a sample of the malicious-noise distribution
-    ``D′ = (1 − rate) D + rate Q`` of Kearns & Li (1988): ``round(rate · n)`` samples
-    are replaced by the adversary's, so the size stays ``n``.
+    ``round(rate · n)`` samples are replaced, so the size stays ``n``.
 
-    * ``"flip"``: ``Q`` is positives of ``target_group`` with their label flipped to
-      negative; the replaced samples are those positives themselves (a targeted label flip).
-    * ``"duplicate"``: ``Q`` is a single point, a sample of ``target_group`` with its
-      label flipped, repeated; the replaced samples are drawn from the whole data.
-      Its copies form one atom of mass ``rate``, which a deterministic threshold rule
-      must take or leave as a whole.
+    * ``"duplicate"``, malicious noise (Kearns & Li 1988): the replaced samples are
+      drawn at random from the whole data and become copies of one point of
+      ``target_group`` with its label flipped, so the result is a sample of
+      ``D′ = (1 − rate) D + rate Q`` with ``Q`` that point mass. The copies form one
+      atom of mass ``rate``, which a deterministic threshold rule must take or leave
+      as a whole.
+    * ``"relabel"``: the replaced samples are positives of ``target_group``, relabelled
+      negative. This is **not** malicious noise but a stronger adversary, which
+      corrupts chosen samples (nasty noise, Bshouty, Eiron & Kushilevitz 2002): it
+      removes mass ``rate`` from the group's positives, whereas under
+      ``(1 − rate) D + rate Q`` every point keeps at least ``1 − rate`` of its mass.
+      Guarantees proved for malicious noise, such as the robustness of
+      :class:`~fairkit.postprocessing.RandomizedFairBOC`, do not cover it.
 
     Parameters
     ----------
@@ -48,7 +53,9 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="flip", t
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)
     rate : float in [0, 1)
         The noise rate α.
-    strategy : {"flip", "duplicate"}, default="flip"
+    strategy : {"duplicate", "relabel"}, default="duplicate"
+        The adversary: malicious noise (``"duplicate"``) or targeted relabelling of
+        existing samples (``"relabel"``, a stronger adversary), as described above.
     target_group : scalar or tuple, default=None
         The group attacked; ``None`` attacks the smallest group.
     random_state : int, RandomState instance or None, default=None
@@ -63,8 +70,8 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="flip", t
     Raises
     ------
     ValueError
-        If ``y`` is not binary, ``target_group`` is unknown, or it has too few
-        positives to flip.
+        If ``y`` is not binary, ``target_group`` is unknown, or, for ``"relabel"``,
+        it has too few positives.
 
     Examples
     --------
@@ -72,8 +79,13 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="flip", t
     >>> from fairkit.datasets import inject_malicious_noise
     >>> X, y = np.arange(10.0)[:, None], np.array([0, 1] * 5)
     >>> group = np.array([0] * 6 + [1] * 4)
-    >>> _, y_noisy, _ = inject_malicious_noise(X, y, group, 0.2, random_state=0)
-    >>> int((y_noisy != y).sum()), int(y_noisy[group == 1].sum())
+    >>> X_noisy, y_noisy, _ = inject_malicious_noise(X, y, group, 0.2, random_state=0)
+    >>> X_noisy.ravel()  # rows 2 and 8 replaced by copies of x = 6, a negative of group 1
+    array([0., 1., 6., 3., 4., 5., 6., 7., 6., 9.])
+    >>> y_noisy[[2, 6, 8]]  # the copies carry the flipped label; the original keeps its own
+    array([1, 0, 1])
+    >>> _, y_relabelled, _ = inject_malicious_noise(X, y, group, 0.2, strategy="relabel", random_state=0)
+    >>> int((y_relabelled != y).sum()), int(y_relabelled[group == 1].sum())
     (2, 0)
     """
     check_same_index(X=X, y=y, sensitive_features=sensitive_features)
@@ -94,11 +106,11 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="flip", t
     n_noisy = int(round(rate * n))
     source = np.arange(n)
     flipped = np.zeros(n, dtype=bool)
-    if strategy == "flip":
+    if strategy == "relabel":
         candidates = np.flatnonzero((codes == target) & (y_array == labels[1]))
         if n_noisy > len(candidates):
-            raise ValueError(f"rate={rate} asks for {n_noisy} flipped labels, but group {groups[target]!r} "
-                             f"has only {len(candidates)} positives.")
+            raise ValueError(f"rate={rate} asks for {n_noisy} relabelled positives, but group "
+                             f"{groups[target]!r} has only {len(candidates)} positives.")
         flipped[rng.choice(candidates, n_noisy, replace=False)] = True
     else:
         copied = rng.choice(np.flatnonzero(codes == target))

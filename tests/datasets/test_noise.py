@@ -16,10 +16,11 @@ def data():
 
 @settings(max_examples=30, deadline=None)
 @given(share=st.floats(0.0, 1.0), seed=st.integers(0, 1000))
-def test_flip_turns_target_positives_negative(data, share, seed):
+def test_relabel_turns_target_positives_negative(data, share, seed):
     X, y, group = data
     rate = share * np.sum((group == 1) & (y == 1)) / len(y)  # up to every positive of group 1
-    X_noisy, y_noisy, g_noisy = inject_malicious_noise(X, y, group, rate, random_state=seed)
+    X_noisy, y_noisy, g_noisy = inject_malicious_noise(X, y, group, rate, strategy="relabel",
+                                                       random_state=seed)
     changed = y_noisy != y
     assert changed.sum() == round(rate * len(y))
     assert np.all(group[changed] == 1) and np.all(y[changed] == 1)  # the smaller group, positives
@@ -29,10 +30,10 @@ def test_flip_turns_target_positives_negative(data, share, seed):
 
 @settings(max_examples=30, deadline=None)
 @given(rate=st.floats(0.001, 0.3), seed=st.integers(0, 1000))
-def test_duplicate_replaces_a_share_by_one_flipped_point(data, rate, seed):
+def test_default_is_malicious_noise_one_flipped_point_added(data, rate, seed):
+    # D' = (1 - rate) D + rate Q: every row is its own original or a copy of the adversary's point
     X, y, group = data
-    X_noisy, y_noisy, g_noisy = inject_malicious_noise(X, y, group, rate, strategy="duplicate",
-                                                       target_group=0, random_state=seed)
+    X_noisy, y_noisy, g_noisy = inject_malicious_noise(X, y, group, rate, target_group=0, random_state=seed)
     rows, counts = np.unique(X_noisy, axis=0, return_counts=True)
     atom = rows[np.argmax(counts)]
     copies = np.all(X_noisy == atom, axis=1)
@@ -41,6 +42,8 @@ def test_duplicate_replaces_a_share_by_one_flipped_point(data, rate, seed):
     original = np.flatnonzero(np.all(atom == X, axis=1))[0]
     flipped_copies = copies & (y_noisy != y[original])
     assert flipped_copies.sum() == round(rate * len(y))
+    untouched = np.all(X_noisy == X, axis=1) & (y_noisy == y) & (g_noisy == group)
+    assert np.all(untouched | flipped_copies)
 
 
 def test_keeps_pandas_types_and_is_reproducible(data):
@@ -55,7 +58,9 @@ def test_keeps_pandas_types_and_is_reproducible(data):
 def test_errors(data):
     X, y, group = data
     with pytest.raises(ValueError, match="only"):
-        inject_malicious_noise(X, y, group, 0.9)
+        inject_malicious_noise(X, y, group, 0.9, strategy="relabel")
+    with pytest.raises(ValueError, match="strategy"):  # "flip" was not malicious noise: now "relabel"
+        inject_malicious_noise(X, y, group, 0.1, strategy="flip")
     with pytest.raises(ValueError, match="not a group"):
         inject_malicious_noise(X, y, group, 0.1, target_group=7)
     with pytest.raises(ValueError, match="two labels"):
