@@ -23,7 +23,8 @@ def fairkit_estimators():
 def fairkit_metrics():
     from fairkit import metrics
 
-    return {name: getattr(metrics, name) for name in metrics.__all__ if not name.startswith("make_")}
+    not_metrics = {"Estimate", "fairness_floor", "make_fairness_scorer"}  # a result, a floor, a factory
+    return {name: getattr(metrics, name) for name in metrics.__all__ if name not in not_metrics}
 
 
 @hookimpl

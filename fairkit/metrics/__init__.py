@@ -14,8 +14,10 @@ from fairkit.metrics._group import (
 from fairkit.metrics._independence import equalized_odds_test, kernel_partial_correlation
 from fairkit.metrics._ranking import abstention_rate, disagreement_rate, ranking_stability
 from fairkit.metrics._scorer import make_fairness_scorer
+from fairkit.metrics._uncertainty import Estimate, fairness_floor
 
 __all__ = [
+    "Estimate",
     "abstention_rate",
     "balance",
     "demographic_parity_difference",
@@ -24,6 +26,7 @@ __all__ = [
     "equalized_odds_deviation",
     "equalized_odds_difference",
     "equalized_odds_test",
+    "fairness_floor",
     "false_positive_rate_difference",
     "group_summary",
     "kernel_partial_correlation",

@@ -31,15 +31,21 @@ defines the rate, the result is NaN. fairlearn instead counts the rate as 0
 can report a large gap for a group that was never at risk of the error.
 """
 
-import warnings
-
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.utils import check_consistent_length, column_or_1d
-from sklearn.utils.validation import _check_sample_weight
 
-from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
+from fairkit.metrics._confusion import (
+    DEFINITIONS,
+    FN,
+    RATE_CELLS,
+    TP,
+    check_inputs,
+    confusion,
+    positive,
+    rate,
+    warn_undefined,
+)
+from fairkit.metrics._uncertainty import Estimate, check_level, metric_interval, rate_intervals
 
 __all__ = [
     "demographic_parity_difference",
@@ -52,151 +58,18 @@ __all__ = [
     "true_positive_rate_difference",
 ]
 
-_RATE_NAMES = {
-    "selection_rate": "selection rate",
-    "true_positive_rate": "true positive rate (the group has no positive samples)",
-    "false_positive_rate": "false positive rate (the group has no negative samples)",
-}
 
-
-# ---------------------------------------------------------------------------------------------
-# input handling
-
-
-def _check_inputs(y_true, y_pred, sensitive_features, sample_weight, grouped=True):
-    """Validate the arrays; return y_true, y_pred, weights and the group labels and codes."""
-    check_same_index(y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
-                     sample_weight=sample_weight)
-    y_true = column_or_1d(y_true, warn=True)
-    y_pred = column_or_1d(y_pred, warn=True)
-    check_consistent_length(y_true, y_pred)
-    if y_true.shape[0] == 0:
-        raise ValueError("y_true and y_pred are empty.")
-    weights = _check_sample_weight(sample_weight, y_true, ensure_non_negative=True)
-    if sensitive_features is None:
-        if grouped:
-            raise ValueError("sensitive_features is required (got None).")
-        groups, codes = None, None
-    else:
-        frame = check_sensitive_features(sensitive_features, y_true.shape[0], samples_of="y_true")
-        groups, codes = encode_groups(frame)
-        groups = _group_index(groups, frame.columns)
-    return y_true, y_pred, weights, groups, codes
-
-
-def _group_index(groups, columns):
-    if len(columns) == 1:
-        return pd.Index(groups, name=columns[0], tupleize_cols=False)
-    return pd.MultiIndex.from_tuples(list(groups), names=list(columns))
-
-
-def _label_values(y, name):
-    """The distinct values of labels ``y``; refuse missing values and probabilities."""
-    values = pd.unique(y)
-    missing = pd.isna(values)
-    if missing.any():
-        raise ValueError(f"{name} holds missing values (NaN or None) in {int(pd.isna(y).sum())} rows; "
-                         "drop those samples or fill them.")
-    fractional = [v for v in values if isinstance(v, float | np.floating) and not float(v).is_integer()]
-    if fractional:
-        raise ValueError(
-            f"{name} holds non-integer values such as {fractional[0]!r}: probabilities or scores, "
-            "not labels. Threshold them into labels first (e.g. (proba >= 0.5).astype(int), or the "
-            "estimator's predict), or measure the scores' dependence on the groups with "
-            "fairkit.metrics.kernel_partial_correlation.")
-    return values
-
-
-def _positive(labels, pos_label, names):
-    """Turn binary labels into booleans (True = positive), as fairlearn's confusion-matrix rates.
-
-    ``labels`` are the label arrays (y_true and y_pred, or y_pred alone) and ``names``
-    their names. Without ``pos_label`` the labels must be in {0, 1} (booleans
-    included) or {-1, 1}, and 1 is the positive label. A ``pos_label`` must be among
-    the labels, unless they are all in {0, 1} or {-1, 1} and so is ``pos_label`` (no
-    positive prediction at all is then a valid outcome).
-    """
-    values = pd.unique(np.array([v for y, name in zip(labels, names, strict=True)
-                                 for v in _label_values(y, name)], dtype=object))
-    what = " and ".join(names)
-    if len(values) > 2:
-        holds = "together they hold" if len(names) > 1 else "it holds"
-        raise ValueError(f"{what} must hold binary labels; {holds} {len(values)} distinct values "
-                         f"({_show(values)}).")
-    standard = [s for s in ({0, 1}, {-1, 1}) if set(values) <= s]
-    if pos_label is None:
-        if not standard:
-            raise ValueError(f"Without pos_label the labels must be in {{0, 1}} or {{-1, 1}}; got "
-                             f"{_show(values)}. Give pos_label= to name the positive label.")
-        pos_label = 1
-    elif pos_label not in set(values) and not any(pos_label in s for s in standard):
-        raise ValueError(f"pos_label={pos_label!r} is not among the labels of {what} "
-                         f"({_show(values)}); give pos_label= one of them.")
-    return [y == pos_label for y in labels]
-
-
-def _show(values):
-    return ", ".join(repr(v) for v in list(values)[:5])
-
-
-# ---------------------------------------------------------------------------------------------
-# per-group rates
-
-
-def _rates(codes, n_groups, weights, condition, hit):
-    """Weighted P(hit | condition) per group: NaN where the condition has no weight."""
-    denominator = np.bincount(codes, weights * condition, minlength=n_groups)
-    numerator = np.bincount(codes, weights * (condition & hit), minlength=n_groups)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, numerator / denominator, np.nan)
-
-
-def _overall_rate(weights, condition, hit):
-    return _rates(np.zeros(len(weights), dtype=np.intp), 1, weights, condition, hit)[0]
-
-
-def _defined(rates, groups, rate_name):
-    """The defined rates; warn about the groups whose rate is undefined."""
-    undefined = np.isnan(rates)
-    if undefined.any():
-        warnings.warn(f"The {_RATE_NAMES[rate_name]} is undefined for group(s) "
-                      f"{_show(groups[undefined])}; they are left out of its difference.",
-                      UndefinedMetricWarning, stacklevel=4)
-    return rates[~undefined]
-
-
-def _difference(rates, groups, rate_name):
-    defined = _defined(rates, groups, rate_name)
-    return float(defined.max() - defined.min()) if defined.size else float("nan")
-
-
-def _deviation(rates, overall, groups, rate_name):
-    return float(np.abs(_defined(rates, groups, rate_name) - overall).sum())
-
-
-def _ratio(rates, groups, rate_name):
-    defined = _defined(rates, groups, rate_name)
-    if not defined.size:
-        return float("nan")
-    largest = defined.max()
-    return 1.0 if largest == 0 else float(defined.min() / largest)
-
-
-def _selection_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label):
-    y_true, y_pred, weights, groups, codes = _check_inputs(y_true, y_pred, sensitive_features,
-                                                           sample_weight)
-    [selected] = _positive([y_pred], pos_label, ["y_pred"])
-    return _rates(codes, len(groups), weights, np.ones(len(y_pred), dtype=bool), selected), groups
-
-
-def _error_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label):
-    """Per-group TPR and FPR, with the validated inputs."""
-    y_true, y_pred, weights, groups, codes = _check_inputs(y_true, y_pred, sensitive_features,
-                                                           sample_weight)
-    positive, predicted = _positive([y_true, y_pred], pos_label, ["y_true", "y_pred"])
-    tpr = _rates(codes, len(groups), weights, positive, predicted)
-    fpr = _rates(codes, len(groups), weights, ~positive, predicted)
-    return tpr, fpr, groups, (weights, positive, predicted)
+def _measure(name, y_true, y_pred, sensitive_features, sample_weight, pos_label, ci, **params):
+    """The metric ``name`` on the data; with ``ci``, an :class:`Estimate` with its interval."""
+    definition = DEFINITIONS[name]
+    data = confusion(y_true, y_pred, sensitive_features, sample_weight, pos_label,
+                     uses_y_true=definition.uses_y_true)
+    cells = data.cells()
+    warn_undefined(definition, cells, data.groups)
+    value = float(definition.compute(cells, **params))
+    if ci is None:
+        return value
+    return Estimate(value, *metric_interval(name, data, ci, **params))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,16 +108,15 @@ def selection_rate(y_true, y_pred, *, sensitive_features=None, pos_label=1, samp
     """
     y_true = y_pred if y_true is None else y_true
     if sensitive_features is None:
-        _, y_pred, weights, _, _ = _check_inputs(y_true, y_pred, None, sample_weight,
-                                                 grouped=False)
-        [selected] = _positive([y_pred], pos_label, ["y_pred"])
-        return float(_overall_rate(weights, np.ones(len(y_pred), dtype=bool), selected))
-    rates, groups = _selection_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
-    return pd.Series(rates, index=groups, name="selection_rate")
+        _, y_pred, weights, _, _ = check_inputs(y_true, y_pred, None, sample_weight, grouped=False)
+        [selected] = positive([y_pred], pos_label, ["y_pred"])
+        return float(np.average(selected, weights=weights)) if weights.sum() > 0 else float("nan")
+    data = confusion(y_true, y_pred, sensitive_features, sample_weight, pos_label, uses_y_true=False)
+    return pd.Series(rate(data.cells(), "selection_rate"), index=data.groups, name="selection_rate")
 
 
 def demographic_parity_difference(y_true, y_pred, *, sensitive_features, pos_label=1,
-                                  sample_weight=None):
+                                  sample_weight=None, ci=None):
     """Largest minus smallest group selection rate, max_g P(Ŷ=1|A=g) − min_g P(Ŷ=1|A=g).
 
     0 means demographic parity (statistical parity) holds exactly.
@@ -261,10 +133,16 @@ def demographic_parity_difference(y_true, y_pred, *, sensitive_features, pos_lab
         The label counted as selected.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
+    ci : float in (0, 1), default=None
+        Also give an interval that holds the population value with probability at least
+        ``ci`` (e.g. 0.95): the range of the metric when each group rate lies in its
+        exact binomial interval, all of them at once (see the user guide on uncertainty,
+        and :func:`fairness_floor` for the gap that noise alone makes).
 
     Returns
     -------
-    difference : float
+    difference : float or Estimate
+        The metric; with ``ci``, an ``Estimate(value, low, high)``.
 
     Examples
     --------
@@ -273,12 +151,12 @@ def demographic_parity_difference(y_true, y_pred, *, sensitive_features, pos_lab
     ...                               sensitive_features=["a", "a", "b", "b"])
     0.5
     """
-    rates, groups = _selection_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
-    return _difference(rates, groups, "selection_rate")
+    return _measure("demographic_parity_difference", y_true, y_pred, sensitive_features,
+                    sample_weight, pos_label, ci)
 
 
 def demographic_parity_ratio(y_true, y_pred, *, sensitive_features, pos_label=1,
-                             sample_weight=None):
+                             sample_weight=None, ci=None):
     """Smallest over largest group selection rate, min_g P(Ŷ=1|A=g) / max_g P(Ŷ=1|A=g).
 
     1 means demographic parity holds exactly; when no group is ever selected the
@@ -296,10 +174,16 @@ def demographic_parity_ratio(y_true, y_pred, *, sensitive_features, pos_label=1,
         The label counted as selected.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
+    ci : float in (0, 1), default=None
+        Also give an interval that holds the population value with probability at least
+        ``ci`` (e.g. 0.95): the range of the metric when each group rate lies in its
+        exact binomial interval, all of them at once (see the user guide on uncertainty,
+        and :func:`fairness_floor` for the gap that noise alone makes).
 
     Returns
     -------
-    ratio : float
+    ratio : float or Estimate
+        The metric; with ``ci``, an ``Estimate(value, low, high)``.
         In [0, 1].
 
     Examples
@@ -309,12 +193,12 @@ def demographic_parity_ratio(y_true, y_pred, *, sensitive_features, pos_label=1,
     ...                          sensitive_features=["a", "a", "b", "b"])
     0.5
     """
-    rates, groups = _selection_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
-    return _ratio(rates, groups, "selection_rate")
+    return _measure("demographic_parity_ratio", y_true, y_pred, sensitive_features,
+                    sample_weight, pos_label, ci)
 
 
 def true_positive_rate_difference(y_true, y_pred, *, sensitive_features, pos_label=None,
-                                  sample_weight=None):
+                                  sample_weight=None, ci=None):
     """Equal opportunity gap: max_g − min_g of P(Ŷ=1 | Y=1, A=g).
 
     Groups without positive samples are left out with an
@@ -332,10 +216,16 @@ def true_positive_rate_difference(y_true, y_pred, *, sensitive_features, pos_lab
         The positive label; ``None`` requires labels in {0, 1} or {-1, 1} and takes 1.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
+    ci : float in (0, 1), default=None
+        Also give an interval that holds the population value with probability at least
+        ``ci`` (e.g. 0.95): the range of the metric when each group rate lies in its
+        exact binomial interval, all of them at once (see the user guide on uncertainty,
+        and :func:`fairness_floor` for the gap that noise alone makes).
 
     Returns
     -------
-    difference : float
+    difference : float or Estimate
+        The metric; with ``ci``, an ``Estimate(value, low, high)``.
 
     Examples
     --------
@@ -344,12 +234,12 @@ def true_positive_rate_difference(y_true, y_pred, *, sensitive_features, pos_lab
     ...                               sensitive_features=["a", "a", "b", "b"])
     0.5
     """
-    tpr, _, groups, _ = _error_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
-    return _difference(tpr, groups, "true_positive_rate")
+    return _measure("true_positive_rate_difference", y_true, y_pred, sensitive_features,
+                    sample_weight, pos_label, ci)
 
 
 def false_positive_rate_difference(y_true, y_pred, *, sensitive_features, pos_label=None,
-                                   sample_weight=None):
+                                   sample_weight=None, ci=None):
     """Predictive equality gap: max_g − min_g of P(Ŷ=1 | Y=0, A=g).
 
     Groups without negative samples are left out with an
@@ -367,10 +257,16 @@ def false_positive_rate_difference(y_true, y_pred, *, sensitive_features, pos_la
         The positive label; ``None`` requires labels in {0, 1} or {-1, 1} and takes 1.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
+    ci : float in (0, 1), default=None
+        Also give an interval that holds the population value with probability at least
+        ``ci`` (e.g. 0.95): the range of the metric when each group rate lies in its
+        exact binomial interval, all of them at once (see the user guide on uncertainty,
+        and :func:`fairness_floor` for the gap that noise alone makes).
 
     Returns
     -------
-    difference : float
+    difference : float or Estimate
+        The metric; with ``ci``, an ``Estimate(value, low, high)``.
 
     Examples
     --------
@@ -379,12 +275,12 @@ def false_positive_rate_difference(y_true, y_pred, *, sensitive_features, pos_la
     ...                                sensitive_features=["a", "a", "b", "b"])
     0.5
     """
-    _, fpr, groups, _ = _error_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
-    return _difference(fpr, groups, "false_positive_rate")
+    return _measure("false_positive_rate_difference", y_true, y_pred, sensitive_features,
+                    sample_weight, pos_label, ci)
 
 
 def equalized_odds_difference(y_true, y_pred, *, sensitive_features, agg="worst_case",
-                              pos_label=None, sample_weight=None):
+                              pos_label=None, sample_weight=None, ci=None):
     """Equalized odds gap: the true and false positive rate differences, aggregated.
 
     Groups where a rate is undefined are left out of its difference, with a
@@ -405,10 +301,16 @@ def equalized_odds_difference(y_true, y_pred, *, sensitive_features, agg="worst_
         The positive label; ``None`` requires labels in {0, 1} or {-1, 1} and takes 1.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
+    ci : float in (0, 1), default=None
+        Also give an interval that holds the population value with probability at least
+        ``ci`` (e.g. 0.95): the range of the metric when each group rate lies in its
+        exact binomial interval, all of them at once (see the user guide on uncertainty,
+        and :func:`fairness_floor` for the gap that noise alone makes).
 
     Returns
     -------
-    difference : float
+    difference : float or Estimate
+        The metric; with ``ci``, an ``Estimate(value, low, high)``.
 
     Examples
     --------
@@ -422,17 +324,12 @@ def equalized_odds_difference(y_true, y_pred, *, sensitive_features, agg="worst_
     """
     if agg not in ("worst_case", "mean"):
         raise ValueError(f"agg must be 'worst_case' or 'mean', got {agg!r}.")
-    tpr, fpr, groups, _ = _error_rates(y_true, y_pred, sensitive_features, sample_weight, pos_label)
-    gaps = np.array([_difference(tpr, groups, "true_positive_rate"),
-                     _difference(fpr, groups, "false_positive_rate")])
-    gaps = gaps[~np.isnan(gaps)]  # a rate undefined in every group was warned about
-    if not gaps.size:
-        return float("nan")
-    return float(gaps.max() if agg == "worst_case" else gaps.mean())
+    return _measure("equalized_odds_difference", y_true, y_pred, sensitive_features,
+                    sample_weight, pos_label, ci, agg=agg)
 
 
 def equalized_odds_deviation(y_true, y_pred, *, sensitive_features, pos_label=None,
-                             sample_weight=None):
+                             sample_weight=None, ci=None):
     """Summed deviation from equalized odds, ``Σ_y Σ_g |P(Ŷ=1 | Y=y, A=g) − P(Ŷ=1 | Y=y)|``.
 
     The DEO measure of Lai & Guan (FairICP, ICML 2025): a sum over both labels
@@ -452,10 +349,16 @@ def equalized_odds_deviation(y_true, y_pred, *, sensitive_features, pos_label=No
         The positive label; ``None`` requires labels in {0, 1} or {-1, 1} and takes 1.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights.
+    ci : float in (0, 1), default=None
+        Also give an interval that holds the population value with probability at least
+        ``ci`` (e.g. 0.95): the range of the metric when each group rate lies in its
+        exact binomial interval, all of them at once (see the user guide on uncertainty,
+        and :func:`fairness_floor` for the gap that noise alone makes).
 
     Returns
     -------
-    deviation : float
+    deviation : float or Estimate
+        The metric; with ``ci``, an ``Estimate(value, low, high)``.
         0 exactly when every group has the overall true and false positive rates.
 
     Examples
@@ -465,14 +368,11 @@ def equalized_odds_deviation(y_true, y_pred, *, sensitive_features, pos_label=No
     ...                          sensitive_features=["a", "a", "b", "b"])
     1.0
     """
-    tpr, fpr, groups, (weights, positive, predicted) = _error_rates(
-        y_true, y_pred, sensitive_features, sample_weight, pos_label)
-    return (_deviation(tpr, _overall_rate(weights, positive, predicted), groups, "true_positive_rate")
-            + _deviation(fpr, _overall_rate(weights, ~positive, predicted), groups,
-                         "false_positive_rate"))
+    return _measure("equalized_odds_deviation", y_true, y_pred, sensitive_features,
+                    sample_weight, pos_label, ci)
 
 
-def group_summary(y_true, y_pred, *, sensitive_features, pos_label=None, sample_weight=None):
+def group_summary(y_true, y_pred, *, sensitive_features, pos_label=None, sample_weight=None, ci=None):
     """Counts and rates of each (intersectional) group, one row per group.
 
     Parameters
@@ -487,6 +387,10 @@ def group_summary(y_true, y_pred, *, sensitive_features, pos_label=None, sample_
         The positive label; ``None`` requires labels in {0, 1} or {-1, 1} and takes 1.
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights; the rates are weighted, the counts are not.
+    ci : float in (0, 1), default=None
+        Also give each rate's exact binomial (Clopper–Pearson) interval at this level,
+        in columns ``<rate>_low`` and ``<rate>_high``. With sample weights the binomial
+        count is the Kish effective size (Σw)²/Σw² of the samples the rate conditions on.
 
     Returns
     -------
@@ -495,8 +399,9 @@ def group_summary(y_true, y_pred, *, sensitive_features, pos_label=None, sample_
         ``count_negative`` (samples with Y=1 and Y=0), ``weight`` (their total
         weight), and the weighted rates ``base_rate`` P(Y=1), ``selection_rate``
         P(Ŷ=1), ``true_positive_rate``, ``false_positive_rate``,
-        ``false_negative_rate``, ``true_negative_rate`` and ``accuracy``.
-        A rate whose condition has no weight in the group is NaN.
+        ``false_negative_rate``, ``true_negative_rate`` and ``accuracy`` (each followed
+        by its interval with ``ci``). A rate whose condition has no weight in the group
+        is NaN.
 
     Examples
     --------
@@ -508,26 +413,22 @@ def group_summary(y_true, y_pred, *, sensitive_features, pos_label=None, sample_
     sensitive_feature_0
     a                        2                 1.0                  0.0
     b                        2                 0.5                  NaN
+    >>> summary = group_summary([1] * 20, [1] * 19 + [0], sensitive_features=["a"] * 20, ci=0.95)
+    >>> summary.loc["a", ["true_positive_rate", "true_positive_rate_low", "true_positive_rate_high"]
+    ...             ].round(3).tolist()  # 19 of 20 positives found: the rate and its 95% interval
+    [0.95, 0.751, 0.999]
     """
-    y_true, y_pred, weights, groups, codes = _check_inputs(y_true, y_pred, sensitive_features,
-                                                           sample_weight)
-    positive, predicted = _positive([y_true, y_pred], pos_label, ["y_true", "y_pred"])
-    n_groups = len(groups)
-    every = np.ones(len(y_true), dtype=bool)
-    count_positive = np.bincount(codes, positive, minlength=n_groups).astype(np.int64)
-    count = np.bincount(codes, minlength=n_groups)
-    tpr = _rates(codes, n_groups, weights, positive, predicted)
-    fpr = _rates(codes, n_groups, weights, ~positive, predicted)
-    return pd.DataFrame({
-        "count": count,
-        "count_positive": count_positive,
-        "count_negative": count - count_positive,
-        "weight": np.bincount(codes, weights, minlength=n_groups),
-        "base_rate": _rates(codes, n_groups, weights, every, positive),
-        "selection_rate": _rates(codes, n_groups, weights, every, predicted),
-        "true_positive_rate": tpr,
-        "false_positive_rate": fpr,
-        "false_negative_rate": 1 - tpr,
-        "true_negative_rate": 1 - fpr,
-        "accuracy": _rates(codes, n_groups, weights, every, positive == predicted),
-    }, index=groups)
+    if ci is not None:
+        check_level(ci, "ci")
+    data = confusion(y_true, y_pred, sensitive_features, sample_weight, pos_label, uses_y_true=True)
+    cells, counts = data.cells(), data.cells(power=0).astype(np.int64)
+    count_positive = counts[:, TP] + counts[:, FN]
+    summary = pd.DataFrame({"count": counts.sum(axis=1), "count_positive": count_positive,
+                            "count_negative": counts.sum(axis=1) - count_positive,
+                            "weight": cells.sum(axis=1)}, index=data.groups)
+    squares = None if ci is None else data.cells(power=2)
+    for name in RATE_CELLS:
+        summary[name] = rate(cells, name)
+        if ci is not None:
+            summary[f"{name}_low"], summary[f"{name}_high"], _ = rate_intervals(cells, squares, name, ci)
+    return summary
