@@ -22,12 +22,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairkit.metrics._confusion import DEFINITIONS
 from fairkit.utils.validation import MAX_CATEGORIES
 
 __all__ = ["AuditError", "AuditResult", "audit"]
 
 DEFAULT_METHODS = ("RandomizedFairBOC",)
 BASELINE = "baseline"
+#: The level of the metrics' intervals and the quantile of their noise floors.
+CONFIDENCE = 0.95
 
 
 class AuditError(ValueError):
@@ -64,7 +67,7 @@ class AuditResult:
                  f"{self.info['n_test']} test rows, target {self.info['target']!r} "
                  f"(positive: {self.info['positive_label']!r}), sensitive "
                  f"{', '.join(self.info['sensitive'])}", "",
-                 "Test-set metrics (differences: 0 is fair; ratios: 1 is fair)",
+                 "Test-set metrics (differences: 0 is fair; ratios: 1 is fair)", _LEGEND,
                  self.overall.to_string(float_format=lambda v: f"{v:.4f}")]
         for model, frame in self.by_group.items():
             parts += ["", f"By group: {model}", _group_columns(frame).to_string(
@@ -231,17 +234,30 @@ def _fairness_metrics(names=None):
 
 def _score(y_true, y_pred, groups, metrics, notes, model, random_state, bar):
     """Accuracy and every metric: scalars and the fields of test results (``name.pvalue``) overall,
-    DataFrames (one row per group) by group."""
+    DataFrames (one row per group) by group.
+
+    A group metric also gets its interval (``name.low``, ``name.high``: it holds the population
+    value with probability at least :data:`CONFIDENCE`) and its noise floor (``name.floor``: the
+    :data:`CONFIDENCE` quantile of the metric under an exactly fair rule on these groups;
+    ``name.floor_pvalue``: the share of such rules at least as unfair as the model).
+    """
     from sklearn.metrics import accuracy_score
+
+    from fairkit.metrics import Estimate, fairness_floor
 
     overall, by_group = {"accuracy": accuracy_score(y_true, y_pred)}, None
     for name, metric in metrics.items():
         bar.set_postfix_str(f"{model}: {name}")
         kwargs = {"random_state": random_state} if _takes(metric, "random_state") else {}
+        if _takes(metric, "ci"):
+            kwargs["ci"] = CONFIDENCE
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 value = metric(y_true=y_true, y_pred=y_pred, sensitive_features=groups, **kwargs)
+                floor = (fairness_floor(metric, y_true, y_pred, sensitive_features=groups,
+                                        quantile=CONFIDENCE, random_state=random_state)
+                         if isinstance(value, Estimate) and name in DEFINITIONS else None)
         except Exception as exc:  # a plugin's metric may not apply to this data
             notes.append(f"{model}: metric {name} failed: {type(exc).__name__}: {exc}")
             continue
@@ -250,12 +266,43 @@ def _score(y_true, y_pred, groups, metrics, notes, model, random_state, bar):
         _note_warnings(caught, notes, f"{model}, {name}")
         if isinstance(value, pd.DataFrame):
             by_group = value if by_group is None else by_group.join(value, rsuffix=f" ({name})")
+        elif isinstance(value, Estimate):
+            overall.update({name: value.value, f"{name}.low": value.low, f"{name}.high": value.high})
+            if floor is not None:
+                overall.update({f"{name}.floor": floor.quantile, f"{name}.floor_pvalue": floor.pvalue})
         elif np.ndim(value) == 0:
             overall[name] = float(value)
         elif hasattr(value, "_fields"):  # a named tuple, such as a test's (statistic, pvalue)
             overall.update({f"{name}.{field}": float(getattr(value, field)) for field in value._fields
                             if np.ndim(getattr(value, field)) == 0})
     return overall, by_group
+
+
+def _noise_sd(summary):
+    """Each group's largest sampling SD, on these test rows, of its selection, true positive and false
+    positive rates under a rule with the pooled rates (the noise that a gap must beat)."""
+    sds = []
+    for rate, count in (("selection_rate", "count"), ("true_positive_rate", "count_positive"),
+                        ("false_positive_rate", "count_negative")):
+        pooled = np.average(summary[rate].fillna(0), weights=summary[count])
+        with np.errstate(divide="ignore"):
+            sds.append(np.sqrt(pooled * (1 - pooled) / summary[count].to_numpy(dtype=float)))
+    return pd.Series(np.nanmax(np.where(np.isinf(sds), np.nan, sds), axis=0), index=summary.index)
+
+
+def _flag_small_groups(by_group, tolerance, notes):
+    """Add each group's noise SD to its table; note the groups whose SD exceeds ``tolerance``."""
+    for model, summary in by_group.items():
+        if not {"count", "count_positive", "count_negative", "selection_rate"} <= set(summary.columns):
+            continue
+        summary["noise_sd"] = _noise_sd(summary)
+        small = summary.index[summary["noise_sd"] > tolerance]
+        if len(small):
+            shown = ", ".join(f"{group} (SD {summary.loc[group, 'noise_sd']:.3f}, "
+                              f"{summary.loc[group, 'count_positive']} positives, "
+                              f"{summary.loc[group, 'count_negative']} negatives)" for group in small)
+            notes.append(f"{model}: group(s) {shown} are too small for a tolerance of {tolerance}: the "
+                         "sampling SD of a rate there exceeds it, so their gaps are mostly noise")
 
 
 def _note_warnings(caught, notes, where):
@@ -266,7 +313,7 @@ def _note_warnings(caught, notes, where):
 
 
 def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics=None, test_size=0.3,
-          random_state=0, progress=False):
+          tolerance=0.05, random_state=0, progress=False):
     """Compare an unconstrained baseline with fair methods on a table.
 
     Parameters
@@ -288,6 +335,11 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
         besides accuracy. ``None`` takes all of them.
     test_size : float, default=0.3
         Fraction of rows held out for scoring; the split is stratified by group.
+    tolerance : float, default=0.05
+        The smallest gap between group rates that matters to you. A group whose rates have
+        a larger sampling SD on the test set (under a rule with the pooled rates) is named
+        in the notes: its gaps are mostly noise. Each group's table row holds that SD
+        (``noise_sd``).
     random_state : int, default=0
         Seed of the split and of the methods' ``random_state``.
     progress : bool, default=False
@@ -324,6 +376,8 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
         raise AuditError("give at least one sensitive column")
     if not 0 < test_size < 1:
         raise AuditError(f"--test-size must be between 0 and 1, got {test_size}")
+    if not 0 < tolerance < 1:
+        raise AuditError(f"--tolerance must be between 0 and 1, got {tolerance}")
     frame, source = _read(data)
     _check_columns(frame, target, sensitive)
     notes = []
@@ -389,6 +443,7 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
         if groups is not None:
             by_group[name] = groups
     bar.close()
+    _flag_small_groups(by_group, tolerance, notes)
     table = pd.DataFrame(overall)
     table.loc["fit and predict seconds"] = pd.Series(seconds)
     info = {"source": source, "n_rows": len(frame), "n_train": len(train), "n_test": len(test),
@@ -399,8 +454,15 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
     return AuditResult(table, by_group, info, notes, failures)
 
 
-_GROUP_COLUMNS = ("count", "base_rate", "selection_rate", "true_positive_rate", "false_positive_rate",
-                  "accuracy")
+_LEGEND = (f"name.low, name.high: an interval holding the population value with probability at least "
+           f"{CONFIDENCE:.0%}; name.floor: the value that an exactly fair rule on these groups exceeds "
+           f"only {1 - CONFIDENCE:.0%} of the time (below it, a gap cannot be told from noise); "
+           "name.floor_pvalue: the share of exactly fair rules at least as unfair as the model.")
+
+_GROUP_COLUMNS = ("count", "count_positive", "base_rate", "selection_rate", "selection_rate_low",
+                  "selection_rate_high", "true_positive_rate", "true_positive_rate_low",
+                  "true_positive_rate_high", "false_positive_rate", "false_positive_rate_low",
+                  "false_positive_rate_high", "accuracy", "noise_sd")
 
 
 def _group_columns(frame):
@@ -448,7 +510,8 @@ def _figures(result):
         axes[0][0].invert_yaxis()
         axes[0][-1].legend(fontsize="small", loc="lower right")
         plots["Rates by group"] = _figure_png(fig)
-    fairness = [m for m in result.overall.index if m not in {"accuracy", "fit and predict seconds"}]
+    fairness = [m for m in result.overall.index
+                if m not in {"accuracy", "fit and predict seconds"} and "." not in m]
     if fairness:
         columns = min(3, len(fairness))
         rows = -(-len(fairness) // columns)
@@ -457,9 +520,14 @@ def _figures(result):
         for ax, metric in zip(axes.flat, fairness, strict=False):
             for model in result.overall.columns:
                 x, y = result.overall.loc[metric, model], result.overall.loc["accuracy", model]
-                ax.scatter([x], [y], s=40)
+                low, high = (result.overall[model].get(f"{metric}.{end}") for end in ("low", "high"))
+                error = None if low is None else [[x - low], [high - x]]
+                ax.errorbar([x], [y], xerr=error, fmt="o", capsize=3)
                 ax.annotate(model, (x, y), fontsize="small", xytext=(4, 4), textcoords="offset points")
-            ax.set_xlabel(metric.replace("_", " "))
+                floor = result.overall[model].get(f"{metric}.floor")
+                if floor is not None and np.isfinite(floor):
+                    ax.axvline(floor, color="0.6", linestyle=":", linewidth=1)
+            ax.set_xlabel(metric.replace("_", " ") + " (dotted: noise floor)")
             ax.set_ylabel("accuracy")
         for ax in list(axes.flat)[len(fairness):]:
             ax.set_visible(False)
@@ -495,7 +563,8 @@ def _html_report(result):
              "sensitive columns are not features</li>",
              f"<li>models: {esc(', '.join(info['methods']))}; the baseline is a logistic regression, "
              "and meta-estimators wrap the same model</li></ul>",
-             "<h2>Test-set metrics</h2><p>Differences: 0 is fair. Ratios: 1 is fair.</p>", table]
+             f"<h2>Test-set metrics</h2><p>Differences: 0 is fair. Ratios: 1 is fair. {esc(_LEGEND)}</p>",
+             table]
     notes = list(result.notes)  # writing the report does not change the result
     try:
         plots = _plots(result)

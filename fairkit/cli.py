@@ -107,7 +107,7 @@ def _audit(args):
             _check_out(args.out)
         result = audit(args.data, target=args.target, sensitive=[c for c in args.sensitive.split(",") if c],
                        positive_label=args.positive_label, methods=args.method, metrics=args.metric,
-                       test_size=args.test_size, random_state=args.random_state,
+                       test_size=args.test_size, tolerance=args.tolerance, random_state=args.random_state,
                        progress=not args.no_progress)
     except AuditError as exc:
         print(f"fairkit audit: {exc}", file=sys.stderr)
@@ -151,6 +151,9 @@ def build_parser():
     audit.add_argument("--metric", action="extend", nargs="+", metavar="NAME",
                        help="metrics to report besides accuracy (default: every group fairness metric)")
     audit.add_argument("--test-size", type=float, default=0.3, help="held-out fraction (default 0.3)")
+    audit.add_argument("--tolerance", type=float, default=0.05,
+                       help="the smallest gap that matters; groups too small to measure it are named "
+                            "(default 0.05)")
     audit.add_argument("--random-state", type=int, default=0, help="seed of the split and the methods")
     audit.add_argument("--out", type=Path, metavar="report.html", help="write an HTML report here")
     audit.add_argument("--no-progress", action="store_true", help="do not show a progress bar")

@@ -87,6 +87,41 @@ def test_reweighing_narrows_the_selection_rate_gap(synthetic_frame, reweighing):
     assert gap["ReweighingClassifier"] < gap["baseline"]
 
 
+def test_every_group_metric_comes_with_its_interval_and_noise_floor(synthetic_frame):
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[],
+                   metrics=["demographic_parity_difference", "equalized_odds_difference"])
+    column = result.overall["baseline"]
+    for name in ("demographic_parity_difference", "equalized_odds_difference"):
+        assert column[f"{name}.low"] <= column[name] <= column[f"{name}.high"]
+        assert 0 < column[f"{name}.floor"] < 0.3 and 0 <= column[f"{name}.floor_pvalue"] <= 1
+    # the baseline selects men far more often (x is shifted for them): a gap an equal-rate rule
+    # on 300 test rows does not make
+    assert column["demographic_parity_difference"] > column["demographic_parity_difference.floor"]
+    assert column["demographic_parity_difference.floor_pvalue"] < 0.01
+    assert column["demographic_parity_difference.low"] > 0
+
+
+def test_groups_too_small_for_the_tolerance_are_named(synthetic_frame):
+    frame = synthetic_frame.copy()
+    frame.loc[:39, "sex"] = "X"  # 40 rows: about 12 in the test set
+    result = audit(frame, target="income", sensitive="sex", positive_label=">50K", methods=[],
+                   metrics=["group_summary"])
+    table = result.by_group["baseline"]
+    assert table.loc["X", "noise_sd"] > 0.05 > table.loc["M", "noise_sd"]
+    small = [note for note in result.notes if "too small for a tolerance of 0.05" in note]
+    assert len(small) == 1 and "X (SD" in small[0] and "M (SD" not in small[0]
+    relaxed = audit(frame, target="income", sensitive="sex", positive_label=">50K", methods=[],
+                    metrics=["group_summary"], tolerance=0.5)
+    assert not [note for note in relaxed.notes if "too small" in note]
+    assert {"selection_rate_low", "selection_rate_high"} <= set(table.columns)
+
+
+def test_tolerance_must_be_a_fraction(synthetic_csv, capsys):
+    assert "--tolerance must be between 0 and 1, got 1.5" in _bad(
+        [str(synthetic_csv), "--target", "income", "--positive-label", ">50K", "--sensitive", "sex",
+         "--tolerance", "1.5"], capsys)
+
+
 BROKEN_METHOD = '''
 from sklearn.base import BaseEstimator, ClassifierMixin
 
@@ -112,8 +147,10 @@ def test_a_failing_method_is_reported_and_exits_1(synthetic_csv, install_plugin,
     out = capsys.readouterr().out
     assert code == 1
     assert "BrokenClassifier failed: RuntimeError: diverged" in out
-    table = out.split("Test-set metrics")[1].split("\n\n")[0].splitlines()[2:]
-    assert [line.split()[0] for line in table] == ["accuracy", "demographic_parity_difference", "fit"]
+    table = out.split("Test-set metrics")[1].split("\n\n")[0].splitlines()[3:]
+    dp = "demographic_parity_difference"
+    assert [line.split()[0] for line in table] == ["accuracy", dp, f"{dp}.low", f"{dp}.high", f"{dp}.floor",
+                                                   f"{dp}.floor_pvalue", "fit"]
     assert "By group" not in out  # group_summary, which makes that table, was not asked for
 
 
