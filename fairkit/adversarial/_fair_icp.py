@@ -52,6 +52,18 @@ def _all_or_nothing(estimator):
         raise
 
 
+def _check_real_targets(estimator, y):
+    """Refuse targets that are not numbers (strings, say), naming ``y``: a regressor needs reals."""
+    values = np.asarray(y)
+    if values.dtype.kind not in "OSU":  # numbers (complex ones are scikit-learn's to refuse)
+        return
+    try:
+        values.astype(np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"y must hold real numbers for {type(estimator).__name__}, but {error}. Convert y "
+                         "to numbers, or use FairICPClassifier for class labels.") from None
+
+
 def _check_layer_sizes(name, sizes):
     sizes = tuple(sizes)
     if not all(isinstance(s, numbers.Integral) and s > 0 for s in sizes):
@@ -134,6 +146,8 @@ class _BaseFairICP(BaseEstimator):
     def _fit(self, X, y, sensitive_features):
         hidden = _check_layer_sizes("hidden_layer_sizes", self.hidden_layer_sizes)
         discriminator_hidden = _check_layer_sizes("discriminator_hidden", self.discriminator_hidden)
+        torch_side = _torch_side()
+        torch_side.check_device(self.device)
         groups, _ = fit_groups(self, X, sensitive_features, categorical=False)  # warns if there are none
         frame = resolve_sensitive_features(self, X, sensitive_features)
         X_net, y = self._validate_fit_data(X, y)
@@ -144,13 +158,6 @@ class _BaseFairICP(BaseEstimator):
         else:
             encoded = sensitive_encoder(frame).transform(frame)
             a, mu = StandardScaler().fit_transform(encoded).astype(np.float32), float(self.mu)
-        rng = local_random_state(self.random_state)
-        density_seed, sampler_seed, torch_seed = rng.randint(np.iinfo(np.int32).max, size=3)
-        sampler = None
-        if mu > 0:
-            sampler = self._sensitive_sampler(a, y_density, density_seed, sampler_seed)
-        x_scaler = StandardScaler().fit(X_net)
-        torch_side = _torch_side()
         n_outputs = self._n_outputs()
         y_width = n_outputs if self._is_classifier else 1
         defaults = dict(
@@ -165,8 +172,15 @@ class _BaseFairICP(BaseEstimator):
             discriminator__hidden_layer_sizes=discriminator_hidden,
             discriminator_optimizer=torch_side.torch.optim.Adam,
             discriminator_optimizer__lr=self.lr_discriminator,
-            mu=mu, discriminator_steps=self.discriminator_steps, sensitive_sampler=sampler)
-        net = torch_side.AdversarialNet(**{**defaults, **(self.net_params or {})})
+            mu=mu, discriminator_steps=self.discriminator_steps)
+        net_params = self.net_params or {}
+        net = torch_side.AdversarialNet(**{**defaults, **net_params})
+        torch_side.check_net_params(net, net_params)  # before the density model and training
+        rng = local_random_state(self.random_state)
+        density_seed, sampler_seed, torch_seed = rng.randint(np.iinfo(np.int32).max, size=3)
+        if mu > 0:
+            net.sensitive_sampler = self._sensitive_sampler(a, y_density, density_seed, sampler_seed)
+        x_scaler = StandardScaler().fit(X_net)
         data = {"x": x_scaler.transform(X_net).astype(np.float32), "a": a,
                 "index": np.arange(n_samples)}
         with torch_side.seeded(torch_seed):
@@ -193,6 +207,8 @@ class _BaseFairICP(BaseEstimator):
         validate_data(self, X, y, skip_check_array=True)  # n_features_in_, feature_names_in_
         X_net = drop_sensitive_cols(self, X)
         check_numeric_features(self, X_net)
+        if not self._is_classifier:
+            _check_real_targets(self, y)
         return check_X_y(X_net, y, dtype=np.float64, y_numeric=not self._is_classifier, estimator=self)
 
     def _network_input(self, X):
@@ -253,7 +269,8 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
     sensitive_cols : str, int or list, default=None
         Columns of X holding the sensitive attributes (instead of ``sensitive_features``).
     device : str, default="cpu"
-        Torch device.
+        Torch device; one this torch cannot use (``"cuda"`` on a CPU-only build) is
+        refused when ``fit`` starts.
     random_state : int, RandomState or None, default=None
         Seed of the density model, the ICP chain and the networks (initialization and
         shuffling). With None, fresh seeds from the operating system; numpy's and
@@ -265,7 +282,9 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
         ``module__*``, ``optimizer__*``, ``discriminator__*``,
         ``discriminator_optimizer__*``, ``iterator_train__*``, ``callbacks``, ...
         (for example ``{"optimizer__weight_decay": 1e-4}``). They override what the
-        other parameters set; ``GridSearchCV`` can search over such dicts.
+        other parameters set; ``GridSearchCV`` can search over such dicts. A key that
+        neither the net nor the component it addresses takes is refused when ``fit``
+        starts, before training.
 
     Attributes
     ----------
@@ -389,7 +408,7 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
     sensitive_cols : str, int or list, default=None
         Columns of X holding the sensitive attributes (instead of ``sensitive_features``).
     device : str, default="cpu"
-        Torch device.
+        Torch device, checked when ``fit`` starts, as in :class:`FairICPClassifier`.
     random_state : int, RandomState or None, default=None
         Seed of the density model, the ICP chain and the networks.
     verbose : int, default=0

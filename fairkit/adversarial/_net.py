@@ -5,6 +5,8 @@ never imports torch or skorch.
 """
 
 import copy
+import difflib
+import inspect
 from contextlib import contextmanager
 
 import torch
@@ -15,7 +17,12 @@ from skorch.utils import TeeGenerator, to_device
 from torch import nn
 from torch.nn import functional as F
 
-__all__ = ["AdversarialNet", "MLP", "Minibatches", "forward", "seeded", "single_threaded"]
+__all__ = ["AdversarialNet", "MLP", "Minibatches", "check_device", "check_net_params", "forward",
+           "seeded", "single_threaded"]
+
+#: The components the net builds from its ``prefix__name`` parameters, when ``fit`` starts.
+_COMPONENTS = ("module", "criterion", "optimizer", "discriminator", "discriminator_optimizer",
+               "iterator_train", "iterator_valid", "dataset")
 
 
 class MLP(nn.Module):
@@ -167,6 +174,99 @@ class AdversarialNet(NeuralNet):
         logits = self.discriminator_(torch.cat([real, fake])).squeeze(1)
         labels = torch.cat([torch.ones(len(real)), torch.zeros(len(fake))]).to(logits)
         return F.binary_cross_entropy_with_logits(logits, 1 - labels if fool else labels)
+
+
+def check_device(device):
+    """Refuse a torch device that this machine's torch cannot hold tensors on.
+
+    Parameters
+    ----------
+    device : str
+        The estimator's ``device`` parameter.
+
+    Raises
+    ------
+    ValueError
+        Naming ``device``: an unknown device type, or a backend this torch was built
+        without or cannot reach (``"cuda"`` on a CPU-only build, ``"mps"`` off Apple
+        silicon, a GPU index that does not exist).
+    """
+    try:
+        torch.empty(0, device=device)
+    except Exception as error:  # torch raises RuntimeError, AssertionError or NotImplementedError
+        reason = str(error).split(". ")[0].splitlines()[0] if str(error) else type(error).__name__
+        raise ValueError(f"device={device!r} cannot be used by this torch ({torch.__version__}): "
+                         f"{reason}. Use device='cpu', or a device this torch supports "
+                         "(torch.cuda.is_available() tells whether 'cuda' is).") from None
+
+
+def _arguments(component):
+    """The names of the arguments ``component`` (a class or callable) takes, and whether it takes any.
+
+    A component that takes ``**kwargs``, or whose signature cannot be read, takes any name.
+    """
+    if isinstance(component, nn.Module):  # skorch rebuilds an instance from its class
+        component = type(component)
+    try:
+        parameters = inspect.signature(component).parameters.values()
+    except (TypeError, ValueError):
+        return set(), True
+    names = {p.name for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    return names, any(p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def _did_you_mean(name, names, prefix=""):
+    close = difflib.get_close_matches(name, names, n=1)
+    return f" (did you mean {prefix + close[0]!r}?)" if close else ""
+
+
+def _unusable(net, key):
+    """Why ``net`` cannot use the parameter ``key``, or None if it can."""
+    prefix, dunder, name = key.partition("__")
+    if not dunder:  # a parameter of the net itself (of its class or a base class)
+        known = set().union(*(_arguments(cls)[0] for cls in type(net).__mro__ if issubclass(cls, NeuralNet)))
+        return None if key in known else f"{key!r}: the net has no such parameter{_did_you_mean(key, known)}"
+    if prefix in _COMPONENTS:
+        component = getattr(net, prefix)
+        accepted, takes_any = _arguments(component)
+        if takes_any or name in accepted or (prefix.endswith("optimizer") and name == "param_groups"):
+            return None
+        accepted -= {"params", "dataset"}  # passed by the net, not by the user
+        title = getattr(component, "__name__", type(component).__name__)
+        return (f"{key!r}: {title} takes no argument {name!r}{_did_you_mean(name, accepted, prefix + '__')}; "
+                f"it takes {', '.join(sorted(accepted))}")
+    if prefix in net.prefixes_:  # callbacks and the like: skorch checks those itself
+        return None
+    return (f"{key!r}: the net has no component {prefix!r}{_did_you_mean(prefix, _COMPONENTS)}; "
+            f"its components are {', '.join(_COMPONENTS)} and callbacks")
+
+
+def check_net_params(net, net_params):
+    """Refuse the keys of ``net_params`` that ``net`` (built with them) would not accept.
+
+    skorch reads ``prefix__name`` parameters only when ``fit`` builds the components,
+    and passes them on as keyword arguments: a misspelt name would surface there as
+    the component's ``TypeError`` (``Adam.__init__() got an unexpected keyword
+    argument``). This checks every name against the net's and its components'
+    signatures first.
+
+    Parameters
+    ----------
+    net : AdversarialNet
+        The net, built with the estimator's parameters updated by ``net_params``.
+    net_params : dict
+        The estimator's ``net_params``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``net_params``, each key that cannot be used and what is accepted there.
+    """
+    problems = [problem for key in net_params if (problem := _unusable(net, key))]
+    if problems:
+        raise ValueError(f"net_params holds parameters the skorch net cannot use: {'; '.join(problems)}. "
+                         "Correct or remove them: a key is a parameter of the net (lr, max_epochs, ...) "
+                         "or prefix__name, an argument of one of its components.")
 
 
 @contextmanager

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+import torch
 from joblib import Parallel, delayed
 from scipy import sparse
 from sklearn.base import clone
@@ -275,3 +276,49 @@ def test_importing_the_estimators_and_metrics_does_not_import_torch():
     code = ("import sys, fairkit, fairkit.adversarial, fairkit.metrics; "
             "assert 'torch' not in sys.modules and 'skorch' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# Bad input (issue 14)
+
+@pytest.mark.parametrize("net_params, message", [
+    ({"optimizer__lrr": 0.1},
+     r"'optimizer__lrr': Adam takes no argument 'lrr' \(did you mean 'optimizer__lr'\?\); it takes amsgrad"),
+    ({"discriminator_optimizer__betass": (0.5, 0.9)}, "'discriminator_optimizer__betass': Adam takes no"),
+    ({"module__hidden": (4,)}, "'module__hidden': MLP takes no argument 'hidden'"),
+    ({"iterator_train__shufle": False}, "'iterator_train__shufle': Minibatches takes no argument"),
+    ({"optimizr__lr": 0.1}, r"'optimizr__lr': the net has no component 'optimizr' \(did you mean"),
+])
+def test_a_misspelt_component_argument_in_net_params_is_named_before_training(net_params, message):
+    X, y, a = proxy_classification(60, 0)
+    model = FairICPClassifier(**FAST, net_params=net_params)
+    with pytest.raises(ValueError, match="net_params holds parameters the skorch net cannot use: " + message):
+        model.fit(X, y, sensitive_features=a)
+    assert not any(key.endswith("_") and not key.startswith("_") for key in vars(model))
+
+
+def test_net_params_that_components_take_are_accepted():
+    X, y, a = proxy_classification(60, 0)
+    params = {"optimizer": torch.optim.SGD, "optimizer__momentum": 0.5,
+              "optimizer__param_groups": [("layers.0.*", {"lr": 0.01})],
+              "criterion__label_smoothing": 0.1, "iterator_train__shuffle": False}
+    net = FairICPClassifier(**FAST, net_params=params).fit(X, y, sensitive_features=a).net_
+    assert net.optimizer_.param_groups[0]["momentum"] == 0.5
+    assert net.criterion_.label_smoothing == 0.1
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a torch that cannot use CUDA")
+@pytest.mark.parametrize("device", ["cuda", "no-such-device"])
+def test_a_device_torch_cannot_use_is_refused_when_fit_starts(device):
+    X, y, a = proxy_classification(60, 0)
+    model = FairICPClassifier(**FAST, device=device)
+    with pytest.raises(ValueError, match=f"device='{device}' cannot be used by this torch"):
+        model.fit(X, y, sensitive_features=a)
+    assert not any(key.endswith("_") and not key.startswith("_") for key in vars(model))
+
+
+def test_regressor_names_y_when_it_holds_strings():
+    X, y, a = proxy_regression(60, 0)
+    model = FairICPRegressor(**FAST)
+    with pytest.raises(ValueError, match="y must hold real numbers for FairICPRegressor.*FairICPClassifier"):
+        model.fit(X, np.where(y > 0, "high", "low"), sensitive_features=a)
+    assert not any(key.endswith("_") and not key.startswith("_") for key in vars(model))
