@@ -63,7 +63,12 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         ``"nearest_neighbors"`` (symmetrised k-nearest-neighbour connectivity),
         ``"rbf"`` or another kernel of :func:`sklearn.metrics.pairwise_kernels`,
         ``"precomputed"`` (``X`` is a symmetric affinity matrix, dense or sparse), or a
-        callable of ``X`` (and ``gamma``, when it takes it) returning one.
+        callable of ``X`` (and ``gamma``, when it takes it) returning one. Affinities are
+        graph weights and must be ``>= 0``: ``"rbf"``, ``"laplacian"`` and ``"chi2"`` always
+        are; ``"cosine"``, ``"linear"``, ``"poly"`` and ``"sigmoid"`` are on non-negative
+        features (counts, tf-idf) but can be negative otherwise, and ``fit`` then raises a
+        ``ValueError`` that says so. ``"additive_chi2"`` (minus a chi-squared distance,
+        never positive) is not accepted.
     gamma : float, default=1.0
         Kernel coefficient of the rbf, polynomial, sigmoid, laplacian and chi2 kernels.
     n_neighbors : int, default=10
@@ -146,7 +151,8 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
 
     _parameter_constraints = {
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
-        "affinity": [callable, StrOptions({"nearest_neighbors", "precomputed", *KERNEL_PARAMS})],
+        "affinity": [callable, StrOptions({"nearest_neighbors", "precomputed",
+                                           *(set(KERNEL_PARAMS) - {"additive_chi2"})})],
         "gamma": [Interval(numbers.Real, 0, None, closed="left")],
         "n_neighbors": [Interval(numbers.Integral, 1, None, closed="left")],
         "laplacian": [StrOptions({"normalized", "unnormalized"})],
@@ -187,12 +193,23 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
             connectivity = kneighbors_graph(X, n_neighbors=min(self.n_neighbors, X.shape[0] - 1),
                                             include_self=True, n_jobs=self.n_jobs)
             return 0.5 * (connectivity + connectivity.T)
-        return pairwise_kernels(X, metric=self.affinity, filter_params=True, n_jobs=self.n_jobs,
-                                gamma=self.gamma)
+        kernel = pairwise_kernels(X, metric=self.affinity, filter_params=True, n_jobs=self.n_jobs,
+                                  gamma=self.gamma)
+        smallest = np.min(kernel)
+        if smallest < 0:
+            raise ValueError(
+                f"affinity={self.affinity!r} gave negative affinities (the smallest is {smallest:.3g}), "
+                "but they are the weights of a graph and must be >= 0: kernels such as 'cosine', "
+                "'linear', 'poly' and 'sigmoid' are negative between dissimilar samples when the "
+                "features take both signs. Use a kernel that is never negative ('rbf', 'laplacian', "
+                "'chi2') or 'nearest_neighbors', or clip the kernel at 0 and pass it with "
+                "affinity='precomputed' (e.g. np.clip(cosine_similarity(X), 0, None)).")
+        return kernel
 
     def _graph(self, affinity):
         """The affinity as a CSR matrix without self-loops, checked for what the solvers need."""
-        W = sparse.csr_matrix(check_affinity(affinity), copy=True)
+        name = "X" if self.affinity == "precomputed" else "affinity"
+        W = sparse.csr_matrix(check_affinity(affinity, input_name=name), copy=True)
         W.setdiag(0)
         W.eliminate_zeros()
         isolated = np.flatnonzero(np.asarray(W.sum(axis=1)).ravel() == 0)
@@ -234,7 +251,7 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         features = drop_sensitive_cols(self, X)
         check_numeric_features(self, features)
         features = check_array(features, accept_sparse=["csr", "csc"], dtype=np.float64,
-                               ensure_min_samples=2)
+                               ensure_min_samples=2, input_name="X")
         n_samples, k = features.shape[0], self.n_clusters
         if k > n_samples - len(groups) + 1:
             raise ValueError(f"n_clusters={k} is too large: with {n_samples} samples and "

@@ -296,3 +296,56 @@ def test_eigsh_finds_every_null_vector_of_a_disconnected_graph():
     X, _ = solve_eigsh(problem, 10, tol=1e-6, random_state=check_random_state(0))
     assert problem.objective(X) == pytest.approx(problem.objective(solve_dense(problem, 10)), rel=1e-8)
     assert np.linalg.norm(problem.constraint.T @ X) < 1e-10
+
+
+# Bad input (issue 14)
+
+def _blobs_of_both_signs():
+    X, _ = make_blobs(60, n_features=3, centers=[[-3, 0, 0], [3, 0, 0]], random_state=0)
+    return X, np.arange(60) % 2
+
+
+def _assert_unfitted(model):
+    assert not [name for name in vars(model) if name.endswith("_")]
+
+
+@pytest.mark.parametrize("affinity", ["rbf", "precomputed"])
+def test_nan_in_X_is_named(affinity):
+    X, groups = _blobs_of_both_signs()
+    if affinity == "precomputed":
+        X = np.exp(-np.square(X[:, None] - X[None]).sum(axis=2))
+    X[3, 1] = np.nan
+    model = FairSpectralClustering(2, affinity=affinity)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        model.fit(X, sensitive_features=groups)
+    _assert_unfitted(model)
+
+
+@pytest.mark.parametrize("kernel", ["cosine", "linear", "sigmoid"])
+def test_a_kernel_that_gives_negative_affinities_is_named_with_the_non_negative_ones(kernel):
+    X, groups = _blobs_of_both_signs()
+    model = FairSpectralClustering(2, affinity=kernel)
+    with pytest.raises(ValueError, match=rf"affinity='{kernel}' gave negative affinities .*"
+                                         r"never negative \('rbf', 'laplacian', 'chi2'\).* clip"):
+        model.fit(X, sensitive_features=groups)
+    _assert_unfitted(model)
+
+
+def test_the_cosine_kernel_of_non_negative_features_is_accepted():
+    X, groups = _blobs_of_both_signs()
+    X = np.abs(X)
+    model = FairSpectralClustering(2, affinity="cosine", random_state=0).fit(X, sensitive_features=groups)
+    norms = np.linalg.norm(X, axis=1)
+    np.testing.assert_allclose(model.affinity_matrix_, X @ X.T / np.outer(norms, norms))
+
+
+def test_the_never_positive_additive_chi2_kernel_is_refused_as_a_parameter():
+    X, groups = _blobs_of_both_signs()
+    with pytest.raises(ValueError, match="'affinity' parameter of FairSpectralClustering must be"):
+        FairSpectralClustering(2, affinity="additive_chi2").fit(np.abs(X), sensitive_features=groups)
+
+
+def test_a_negative_precomputed_affinity_names_X():
+    W = np.array([[0, -1, 1], [-1, 0, 1], [1, 1, 0]])
+    with pytest.raises(ValueError, match="Negative values in data passed to X"):
+        FairSpectralClustering(2, affinity="precomputed").fit(W, sensitive_features=[0, 1, 0])
