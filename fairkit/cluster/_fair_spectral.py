@@ -1,5 +1,6 @@
 """FairSpectralClustering: spectral clustering with every group represented proportionally."""
 
+import inspect
 import numbers
 import warnings
 
@@ -193,6 +194,8 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
             connectivity = kneighbors_graph(X, n_neighbors=min(self.n_neighbors, X.shape[0] - 1),
                                             include_self=True, n_jobs=self.n_jobs)
             return 0.5 * (connectivity + connectivity.T)
+        if callable(self.affinity):
+            return self._callable_affinity(X)
         kernel = pairwise_kernels(X, metric=self.affinity, filter_params=True, n_jobs=self.n_jobs,
                                   gamma=self.gamma)
         smallest = np.min(kernel)
@@ -205,6 +208,16 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
                 "'chi2') or 'nearest_neighbors', or clip the kernel at 0 and pass it with "
                 "affinity='precomputed' (e.g. np.clip(cosine_similarity(X), 0, None)).")
         return kernel
+
+    def _callable_affinity(self, X):
+        """The matrix ``affinity(X)`` (with ``gamma=`` when the callable takes it), of the right shape."""
+        takes_gamma = "gamma" in inspect.signature(self.affinity).parameters
+        matrix = self.affinity(X, **({"gamma": self.gamma} if takes_gamma else {}))
+        expected = (X.shape[0], X.shape[0])
+        if np.shape(matrix) != expected:
+            raise ValueError(f"affinity, a callable, must return the {expected} affinity matrix of X's "
+                             f"{X.shape[0]} samples; it returned shape {np.shape(matrix)}.")
+        return matrix
 
     def _graph(self, affinity):
         """The affinity as a CSR matrix without self-loops, checked for what the solvers need."""

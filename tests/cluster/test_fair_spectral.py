@@ -4,6 +4,7 @@ import pytest
 from scipy import linalg, sparse
 from sklearn.cluster import SpectralClustering
 from sklearn.datasets import make_blobs
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils import check_random_state
 
@@ -349,3 +350,24 @@ def test_a_negative_precomputed_affinity_names_X():
     W = np.array([[0, -1, 1], [-1, 0, 1], [1, 1, 0]])
     with pytest.raises(ValueError, match="Negative values in data passed to X"):
         FairSpectralClustering(2, affinity="precomputed").fit(W, sensitive_features=[0, 1, 0])
+
+
+def _rbf_with_gamma(X, gamma):
+    return rbf_kernel(X, gamma=gamma)
+
+
+@pytest.mark.parametrize("affinity", [lambda X: rbf_kernel(X, gamma=0.5), _rbf_with_gamma],
+                         ids=["callable of X", "callable of X and gamma"])
+def test_a_callable_affinity_is_called_on_X_as_documented(affinity):
+    X, groups = _blobs_of_both_signs()
+    model = FairSpectralClustering(2, affinity=affinity, gamma=0.5, random_state=0)
+    model.fit(X, sensitive_features=groups)
+    np.testing.assert_array_equal(model.affinity_matrix_, rbf_kernel(X, gamma=0.5))
+
+
+def test_a_callable_affinity_of_the_wrong_shape_is_named():
+    X, groups = _blobs_of_both_signs()
+    model = FairSpectralClustering(2, affinity=lambda X: rbf_kernel(X[:5]))
+    with pytest.raises(ValueError, match=r"affinity, a callable, must return the \(60, 60\) affinity matrix"):
+        model.fit(X, sensitive_features=groups)
+    _assert_unfitted(model)
