@@ -25,8 +25,10 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from fairkit.postprocessing._curves import group_curves, position, rule, value
-from fairkit.postprocessing._lp import lp_equalized_odds, lp_rates, roc_knots
+from fairkit.postprocessing._curves import group_curves, rule, value
+from fairkit.postprocessing._equalized_odds import equalized_odds_rules, roc_curves
+from fairkit.postprocessing._lp import lp_rates
+from fairkit.postprocessing._support import CONSTRAINED_RATES, check_support, group_support
 from fairkit.postprocessing._sweep import best_deterministic, best_randomized
 from fairkit.utils._random import local_generator
 from fairkit.utils.validation import check_2d, fit_groups, predict_groups
@@ -51,8 +53,10 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     problem on the fit data exactly: maximize the expected accuracy
     ``Σᵢ wᵢ [fᵢ sᵢ + (1 − fᵢ)(1 − sᵢ)] / Σᵢ wᵢ`` over ``f ∈ [0, 1]ⁿ`` subject to
     ``|rate_a − rate_b| ≤ tolerance`` for every pair of groups, by an O(n log n)
-    sweep over the groups' concave gain curves (:ref:`user guide <fair_boc>`). At most
-    K − 1 of the fit points (K groups, distinct scores) get a fractional decision.
+    sweep over the groups' concave gain curves (:ref:`user guide <fair_boc>`). Under
+    demographic parity, equal opportunity and predictive equality at most K − 1 blocks
+    of tied fit scores (K groups) get a fractional decision; ``n_randomized_`` counts
+    the fit samples that do.
 
     Parameters
     ----------
@@ -63,11 +67,22 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             "equalized_odds"}, default="demographic_parity"
         The rates made equal across groups: selection rate, true positive rate, false
         positive rate, or both of the last two (solved exactly as an LP over the
-        groups' ROC curves; beyond the paper). True and false positive rates are the
-        plug-in rates ``Σ f s / Σ s`` and ``Σ f (1 − s) / Σ (1 − s)``, since labels
-        are unknown at prediction.
+        groups' ROC curves; beyond the paper).
+    rates : {"plugin", "empirical"}, default="plugin"
+        How the fit data's true and false positive rates are counted. ``"plugin"``:
+        from the scores, ``Σ f s / Σ s`` and ``Σ f (1 − s) / Σ (1 − s)``, the rates the
+        estimator's definition equalizes (the population's, if the scores are η).
+        ``"empirical"``: from the labels, ``Σ f y / Σ y`` and ``Σ f (1 − y) / Σ (1 − y)``,
+        as Hardt et al. (2016) and fairlearn do, so that the constraint holds on the
+        fit data exactly (within ``tolerance``); the rule is then the most accurate
+        (plug-in accuracy) among rules monotone in the score, a mixture of thresholds
+        that may randomize a band of scores per group. The selection rate is the same
+        either way. Not available with ``randomized=False`` for true or false positive
+        rates.
     tolerance : float, default=0.0
         Largest allowed difference δ between the rates of any two groups on the fit data.
+        A group whose rate has a sampling SD above ``max(tolerance, 0.05)`` on the fit
+        data gets a ``FairkitWarning`` (see ``group_support_``).
     randomized : bool, default=True
         ``False`` gives the best deterministic group-threshold rule within
         ``tolerance`` instead (exact for any number of groups; not available for
@@ -104,17 +119,33 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     groups_ : ndarray of shape (n_groups,)
         The sensitive groups seen during fit.
     thresholds_ : dict
-        Group → score threshold: the rule predicts 1 above it and 0 below it.
+        Group → score threshold of the group's threshold rule, which predicts 1 above
+        it and 0 below it. Every score above it is predicted 1.
     randomization_ : dict
-        Group → probability of predicting 1 for a score exactly at the threshold
-        (0.0 for a deterministic group rule).
-    coin_ : dict
-        Group → ``(weight, probability)``: under equalized odds a group's threshold
-        rule is replaced with probability ``weight`` by a coin predicting 1 with
-        ``probability`` (Hardt et al. 2016's mixing); ``(0.0, 0.0)`` otherwise.
+        Group → probability that the threshold rule predicts 1 for a score exactly at
+        the threshold (0.0 for a deterministic rule).
+    mixture_ : dict
+        Group → list of ``(weight, threshold, randomization)``: further threshold rules
+        that decide a sample instead of the group's threshold rule, each with
+        probability ``weight`` (independently per sample), by decreasing threshold.
+        Empty under demographic parity, equal opportunity and predictive equality with
+        plug-in rates. Under equalized odds, a group whose point lies inside its ROC
+        hull mixes two rules and randomizes the band of scores between them: the fewest
+        fit samples (by weight) that any rule monotone in the score needs. With
+        ``rates="empirical"`` a group may mix two rules (three under equalized odds).
     group_rates_ : dict
-        Group → its constrained rate on the fit data in expectation (plug-in);
-        under equalized odds a ``(true positive rate, false positive rate)`` pair.
+        Group → its constrained rate on the fit data in expectation (plug-in or
+        empirical, see ``rates``); under equalized odds a ``(true positive rate, false
+        positive rate)`` pair.
+    group_support_ : DataFrame
+        Indexed by group (a MultiIndex for intersectional groups): the fit data behind
+        the group's rates. ``weight`` (Σw), ``expected_positives`` (Σw·s) and
+        ``expected_negatives`` (Σw(1 − s)); with ``rates="empirical"`` also
+        ``positives`` (Σw·y) and ``negatives`` (Σw(1 − y)). For each constrained rate
+        (``selection_rate``, ``true_positive_rate``, ``false_positive_rate``),
+        ``<rate>_effective_size``, Kish's ``(Σw)²/Σw²`` over the samples the rate
+        conditions on (plug-in: a sample is a positive with weight w·s), and
+        ``<rate>_sd``, the sampling SD ``sqrt(r(1 − r)/n_eff)`` at the fitted rate r.
     n_randomized_ : int
         Number of fit samples with a fractional decision.
     n_features_in_ : int
@@ -151,6 +182,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit"]), None],
         "constraint": [StrOptions({*SIMPLE_CONSTRAINTS, "equalized_odds"})],
+        "rates": [StrOptions({"plugin", "empirical"})],
         "tolerance": [Interval(Real, 0, None, closed="left")],
         "randomized": ["boolean"],
         "solver": [StrOptions({"auto", "sweep", "lp"})],
@@ -160,11 +192,12 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, constraint="demographic_parity", tolerance=0.0,
+    def __init__(self, estimator=None, *, constraint="demographic_parity", rates="plugin", tolerance=0.0,
                  randomized=True, solver="auto", prefit=False, predict_method="auto",
                  sensitive_cols=None, random_state=None):
         self.estimator = estimator
         self.constraint = constraint
+        self.rates = rates
         self.tolerance = tolerance
         self.randomized = randomized
         self.solver = solver
@@ -211,6 +244,11 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if self.constraint == "equalized_odds" and self.solver == "sweep":
             raise ValueError("solver='sweep' solves one equalized rate; constraint='equalized_odds' "
                              "needs solver='lp' or 'auto'.")
+        if not self.randomized and self.rates == "empirical" and self.constraint != "demographic_parity":
+            raise ValueError(f"randomized=False is not available with rates='empirical' and "
+                             f"constraint={self.constraint!r}: the best deterministic threshold rule is "
+                             "only searched on plug-in rates (use rates='plugin'; the selection rate of "
+                             "demographic parity is the same either way).")
         if not self.randomized and self.solver == "lp":
             raise ValueError("solver='lp' solves the randomized problem; randomized=False uses the "
                              "exact threshold enumeration (solver='sweep' or 'auto').")
@@ -260,12 +298,27 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         present = np.bincount(codes[keep], minlength=len(groups)) > 0
         if not present.all():
             raise ValueError(f"Every sample of group(s) {list(groups[~present])} has weight 0.")
-        rules = self._solve(scores[keep], codes[keep], weights[keep], groups)
+        labels = None
+        if self.rates == "empirical":
+            unknown = np.setdiff1d(np.unique(y), classes).tolist()
+            if unknown:
+                raise ValueError(f"y holds labels {unknown} that the estimator does not know "
+                                 f"(its classes_ are {classes.tolist()}); rates='empirical' counts the "
+                                 "rates from y, so y must use the estimator's classes.")
+            labels = (y[keep] == classes[1]).astype(float)
+        rules, rates = self._solve(scores[keep], codes[keep], weights[keep], groups, labels)
+        support = group_support(scores[keep], codes[keep], weights[keep], groups, self.constraint,
+                                _rates_by_name(self.constraint, rates), labels)
 
         validate_data(self, X, skip_check_array=True)
         self.estimator_, self.classes_, self.groups_ = estimator, classes, groups
-        self.thresholds_, self.randomization_, self.coin_, self.group_rates_ = rules
+        self.thresholds_ = {g: r[0][1] for g, r in zip(groups, rules, strict=True)}
+        self.randomization_ = {g: r[0][2] for g, r in zip(groups, rules, strict=True)}
+        self.mixture_ = {g: r[1:] for g, r in zip(groups, rules, strict=True)}
+        self.group_rates_ = dict(zip(groups, rates, strict=True))
+        self.group_support_ = support
         self.n_randomized_ = int(np.count_nonzero(_is_fractional(self._decision(scores, codes))))
+        check_support(support, self.constraint, self.tolerance, type(self).__name__)
         return self
 
     def _fit_estimator(self, X, y, sensitive_features, sample_weight, fit_params):
@@ -283,33 +336,33 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             routed = Bunch(estimator=Bunch(fit=passed))
         return clone(self._template()).fit(X, y, **routed.estimator.fit)
 
-    def _solve(self, scores, codes, weights, groups):
-        """Per-group rules and rates: dicts of thresholds, randomization, coins and rates."""
+    def _solve(self, scores, codes, weights, groups, labels):
+        """Each group's rule (a list of ``(weight, threshold, probability at it)``) and rate(s)."""
         delta = float(self.tolerance)
         if self.constraint == "equalized_odds":
-            return _equalized_odds_rules(group_curves(scores, codes, weights, groups, "predictive_equality"),
-                                         groups, delta)
-        curves = group_curves(scores, codes, weights, groups, self.constraint)
+            curves = roc_curves(scores, codes, weights, groups, labels)
+            return equalized_odds_rules(curves, delta, empirical=labels is not None)
+        curves = group_curves(scores, codes, weights, groups, self.constraint, labels)
         if not self.randomized:
             positions = best_deterministic(curves, delta)
         elif self.solver == "lp":
             positions = lp_rates(curves, delta)
         else:
             positions = best_randomized(curves, delta)
-        thresholds, randomization, coins, rates = {}, {}, {}, {}
-        for group, curve, (k, phi) in zip(groups, curves, positions, strict=True):
-            thresholds[group], randomization[group] = rule(curve, k, phi)
-            coins[group] = (0.0, 0.0)
-            rates[group] = float(value(curve, k, phi)[1])
-        return thresholds, randomization, coins, rates
+        rules = [rule(curve, k, phi) for curve, (k, phi) in zip(curves, positions, strict=True)]
+        rates = [float(value(curve, k, phi)[1]) for curve, (k, phi) in zip(curves, positions, strict=True)]
+        return rules, rates
 
     def _decision(self, scores, codes):
-        """Probability that the rule predicts the positive class."""
-        per_group = np.array([(self.thresholds_[g], self.randomization_[g], *self.coin_[g])
-                              for g in self.groups_], dtype=float)
-        threshold, tie, coin_weight, coin = per_group[codes].T
-        rule_value = np.where(scores > threshold, 1.0, np.where(scores == threshold, tie, 0.0))
-        return (1.0 - coin_weight) * rule_value + coin_weight * coin
+        """Probability that the rule predicts the positive class: each group's mixture of threshold rules."""
+        n_rules = 1 + max(len(self.mixture_[g]) for g in self.groups_)
+        weight, threshold, tie = np.zeros((3, len(self.groups_), n_rules))
+        for a, g in enumerate(self.groups_):
+            rest = self.mixture_[g]
+            rules = [(1.0 - sum(w for w, _, _ in rest), self.thresholds_[g], self.randomization_[g]), *rest]
+            weight[a, :len(rules)], threshold[a, :len(rules)], tie[a, :len(rules)] = np.array(rules).T
+        s, t = scores[:, None], threshold[codes]
+        return np.sum(weight[codes] * np.where(s > t, 1.0, np.where(s == t, tie[codes], 0.0)), axis=1)
 
     def _decision_on(self, X, sensitive_features):
         check_is_fitted(self)
@@ -322,8 +375,12 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Decision probabilities of the fair rule.
 
         Column 1 is the probability that the rule predicts ``classes_[1]``: the
-        rule's own randomization, not a calibrated class probability (it is 0 or 1
-        for all but at most K − 1 fit scores).
+        rule's own randomization, not a calibrated class probability. On the fit data
+        it is fractional for ``n_randomized_`` samples: under demographic parity,
+        equal opportunity and predictive equality with plug-in rates, those of at most
+        K − 1 fit scores (one score per randomizing group); with ``rates="empirical"``
+        at most K − 1 bands of scores; under equalized odds one band per group whose
+        point lies inside its ROC hull (see ``mixture_``).
 
         Parameters
         ----------
@@ -413,17 +470,7 @@ def _is_fractional(decision):
     return (decision > 0.0) & (decision < 1.0)
 
 
-def _equalized_odds_rules(curves, groups, delta):
-    """Rules of the equalized-odds LP: a threshold rule at each group's false positive rate, and a coin."""
-    points = lp_equalized_odds(curves, delta)
-    thresholds, randomization, coins, rates = {}, {}, {}, {}
-    for group, curve, (fpr, tpr) in zip(groups, curves, points, strict=True):
-        k, phi = position(curve, fpr)
-        thresholds[group], randomization[group] = rule(curve, k, phi)
-        knot_fpr, knot_tpr, _ = roc_knots(curve)
-        upper = np.interp(fpr, knot_fpr[1:], knot_tpr[1:])  # best true positive rate at this fpr
-        weight = (upper - tpr) / (upper - fpr) if upper - fpr > 1e-12 else 0.0
-        weight = float(np.clip(weight, 0.0, 1.0))
-        coins[group] = (weight, float(fpr)) if weight > 1e-12 else (0.0, 0.0)
-        rates[group] = (float(tpr), float(fpr))
-    return thresholds, randomization, coins, rates
+def _rates_by_name(constraint, rates):
+    """Rate name -> each group's fitted rate (equalized odds: the pairs split)."""
+    columns = np.array(rates, dtype=float).reshape(len(rates), -1).T
+    return dict(zip(CONSTRAINED_RATES[constraint], columns, strict=True))

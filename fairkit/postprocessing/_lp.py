@@ -3,12 +3,12 @@
 * :func:`lp_rates` — one variable ``f_b ∈ [0, 1]`` per block of positive cost plus the
   window's lower end ``L``: maximize ``Σ_b gain_b f_b`` subject to
   ``L ≤ r_a ≤ L + δ`` for every group. The generic check of the sweep (``solver="lp"``).
-* :func:`lp_equalized_odds` — equalized odds, beyond the paper: each group picks a
-  point of the convex hull of its plug-in ROC curve (weights ``λ`` over the curve's
-  knots, the threshold rules, plus the rule predicting 0 everywhere); the groups'
-  false and true positive rates must each lie in a window of width δ. The gain is
-  linear in the ROC point, so this is an LP with one column per block, solved by
-  column generation so that HiGHS only ever sees a few hundred of them.
+* :func:`lp_equalized_odds` — equalized odds, beyond the paper: each group mixes its
+  threshold rules (weights ``λ`` over the knots of its ROC curve, from the rule
+  predicting 0 everywhere to the one predicting 1); the groups' false and true positive
+  rates must each lie in a window of width δ. Rates and gain are linear in ``λ``, so this
+  is an LP with one column per block, solved by column generation so that HiGHS only
+  ever sees a few hundred of them.
 
 Both use the dual simplex, so the solution is a vertex.
 """
@@ -43,7 +43,7 @@ def _window_rows(group_of_column, coefficients, n_groups, n_columns, window_colu
 
 def lp_rates(curves, delta):
     """Solve the randomized problem as an LP over blocks; return one ``(k, phi)`` per group."""
-    sizes = [len(c.scores) for c in curves]
+    sizes = [len(c.x) - 1 for c in curves]
     n_blocks = sum(sizes)
     group_of_block = np.repeat(np.arange(len(curves)), sizes)
     rate_step = np.concatenate([np.diff(c.x) for c in curves])
@@ -55,19 +55,8 @@ def lp_rates(curves, delta):
     return [position(c, rate) for c, rate in zip(curves, rates, strict=True)]
 
 
-def roc_knots(curve):
-    """Plug-in ROC points of a predictive-equality curve: (false positive rates, true positive rates, gains).
-
-    The first point is the rule predicting 0 everywhere; the others are the curve's knots.
-    """
-    weighted = np.concatenate([[0.0], np.cumsum(curve.weights * curve.scores)])
-    tpr = (curve.on_weight + weighted) / (curve.on_weight + weighted[-1])
-    return (np.concatenate([[0.0], curve.x]), np.concatenate([[0.0], tpr]),
-            np.concatenate([[0.0], curve.y]))
-
-
-def lp_equalized_odds(curves, delta, n_initial=64, max_rounds=1000):
-    """Best randomized group-threshold mixture under equalized odds, by column generation.
+def lp_equalized_odds(knots, delta, n_initial=64, max_rounds=1000):
+    """Best mixture of group threshold rules under equalized odds, by column generation.
 
     The LP has a column per ROC knot (per block). HiGHS solves it on a few knots per
     group; pricing every knot against the duals (one vectorized pass) adds each
@@ -75,8 +64,9 @@ def lp_equalized_odds(curves, delta, n_initial=64, max_rounds=1000):
 
     Parameters
     ----------
-    curves : list of GroupCurve
-        Predictive-equality curves (abscissa: plug-in false positive rate).
+    knots : list of (ndarray, ndarray, ndarray)
+        Per group, the false positive rate, true positive rate and gain of each of its
+        threshold rules (knot ``j``: the ``j`` highest-scoring blocks predicted 1).
     delta : float
         Largest allowed difference between two groups' false (and true) positive rates.
     n_initial : int, default=64
@@ -86,25 +76,25 @@ def lp_equalized_odds(curves, delta, n_initial=64, max_rounds=1000):
 
     Returns
     -------
-    points : ndarray of shape (n_groups, 2)
-        Each group's (false positive rate, true positive rate).
+    mixtures : list of (ndarray of int, ndarray)
+        Per group, the knots the optimum mixes (increasing) and their weights, a vertex
+        of the LP: at most three knots per group.
     """
-    knots = [roc_knots(c) for c in curves]
     sizes = np.array([len(fpr) for fpr, _, _ in knots])
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    group_of = np.repeat(np.arange(len(curves)), sizes)
+    group_of = np.repeat(np.arange(len(knots)), sizes)
     fpr, tpr, gain = (np.concatenate(column) for column in zip(*knots, strict=True))
     active = np.zeros(len(fpr), dtype=bool)
-    for a, c in enumerate(curves):
+    for a, (_, _, group_gain) in enumerate(knots):
         picks = np.linspace(0, sizes[a] - 1, min(n_initial, sizes[a])).round().astype(int)
-        active[offsets[a] + np.append(picks, c.peak + 1)] = True
+        active[offsets[a] + np.append(picks, np.argmax(group_gain))] = True
     for _ in range(max_rounds):
         columns = np.flatnonzero(active)
         weights, duals_eq, duals_ub = _restricted_equalized_odds(
-            fpr[columns], tpr[columns], gain[columns], group_of[columns], len(curves), delta)
+            fpr[columns], tpr[columns], gain[columns], group_of[columns], len(knots), delta)
         y_eq = duals_eq[group_of]
-        y_fpr = duals_ub[len(curves):2 * len(curves)] - duals_ub[:len(curves)]
-        y_tpr = duals_ub[3 * len(curves):] - duals_ub[2 * len(curves):3 * len(curves)]
+        y_fpr = duals_ub[len(knots):2 * len(knots)] - duals_ub[:len(knots)]
+        y_tpr = duals_ub[3 * len(knots):] - duals_ub[2 * len(knots):3 * len(knots)]
         reduced = -gain - y_eq - fpr * y_fpr[group_of] - tpr * y_tpr[group_of]
         reduced[active] = 0.0
         best = np.array([lo + np.argmin(reduced[lo:hi])
@@ -113,9 +103,10 @@ def lp_equalized_odds(curves, delta, n_initial=64, max_rounds=1000):
         if not len(best):
             break
         active[best] = True
+    used = weights > 0
+    columns, weights = columns[used], weights[used]
     group = group_of[columns]
-    return np.column_stack([np.bincount(group, weights=weights * fpr[columns], minlength=len(curves)),
-                            np.bincount(group, weights=weights * tpr[columns], minlength=len(curves))])
+    return [(columns[group == a] - offsets[a], weights[group == a]) for a in range(len(knots))]
 
 
 def _restricted_equalized_odds(fpr, tpr, gain, group_of_column, n_groups, delta):
