@@ -207,7 +207,8 @@ class SelectiveRanker(BaseEstimator):
         Parameters
         ----------
         pairs : array-like of shape (n_pairs, 2)
-            Item indices, or item names when the ranker was fitted on named items.
+            Item indices, or item names when the ranker was fitted on named items (names
+            given to a ranker fitted without them are refused).
 
         Returns
         -------
@@ -224,6 +225,11 @@ class SelectiveRanker(BaseEstimator):
             if unknown:
                 raise ValueError(f"pairs names unknown items: {unknown[:5]}.")
             pairs = np.vectorize(index.__getitem__, otypes=[np.int64])(pairs)
+        elif pairs.dtype.kind in "OUS" and any(isinstance(v, str | bytes) for v in pairs.ravel()):
+            raise ValueError(f"pairs holds item names, but {type(self).__name__} was fitted without "
+                             "item names (X had no string column names): give "
+                             f"item indices in [0, {self.n_features_in_}), or fit on a DataFrame whose "
+                             "columns name the items.")
         pairs = check_array(pairs, dtype=np.float64, input_name="pairs")
         if not ((pairs == np.round(pairs)) & (pairs >= 0) & (pairs < self.n_features_in_)).all():
             raise ValueError(f"pairs must hold item indices in [0, {self.n_features_in_}).")

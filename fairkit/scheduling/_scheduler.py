@@ -6,7 +6,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_array, validate_data
+from sklearn.utils.validation import validate_data
 
 from fairkit.exceptions import FairkitWarning
 from fairkit.scheduling import _identical, _lp
@@ -19,6 +19,7 @@ from fairkit.scheduling._instance import (
     machine_loads,
 )
 from fairkit.scheduling._shares import share_bounds, warn_unproven
+from fairkit.utils.validation import check_numbers
 
 _BISECTION_STEPS = 12
 
@@ -160,7 +161,9 @@ class MMSScheduler(BaseEstimator):
         -------
         self : MMSScheduler
         """
-        P = check_array(X, dtype=np.float64, ensure_all_finite=False)  # self stays untouched
+        P = check_numbers(X, input_name="X", ensure_all_finite=False,  # self stays untouched
+                          expected="processing times must be numbers >= 0, with np.inf where a "
+                                   "machine cannot run a job.")
         _check_values(P, "X")
         labels, group = encode_machine_groups(self.machine_groups, P.shape[1])
         check_groups_can_run_all_jobs(P, group, labels)

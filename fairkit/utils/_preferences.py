@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_array
 
 from fairkit.utils._random import local_random_state
+from fairkit.utils.validation import check_numbers
 
 __all__ = [
     "INPUT_TYPES",
@@ -217,7 +217,7 @@ def check_profile(X, *, estimator=None):
     ------
     ValueError
         If the rows of ``X`` have different lengths, ``X`` is not a non-empty 2-D
-        array of numbers, holds infinity, or every value is NaN.
+        array of numbers (a string is named as such), holds infinity, or every value is NaN.
 
     Examples
     --------
@@ -233,8 +233,10 @@ def check_profile(X, *, estimator=None):
     _check_not_ragged(X, "The preference profile X",
                       "Give every judge one value per item (a column per item), with NaN "
                       "(np.nan) for the items the judge did not rank or rate.")
-    X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", input_name="X",
-                    estimator=estimator)
+    X = check_numbers(X, input_name="X", ensure_all_finite="allow-nan", estimator=estimator,
+                      expected="ranks and ratings must be numbers, one column per item, with NaN "
+                               "(np.nan) for an item a judge skipped. A judge's list of item names in "
+                               "order of preference becomes each item's position (1 for the first).")
     if np.isnan(X).all():
         raise ValueError(f"The preference profile X holds no preferences: all its {X.size} values "
                          "are NaN (missing). Pass the judges' ranks or ratings, one row per judge "

@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from sklearn.utils import check_array
 from sklearn.utils.validation import _num_samples
 
 from fairkit.exceptions import FairkitWarning
@@ -39,6 +40,7 @@ __all__ = [
     "NO_GROUP",
     "SENSITIVE_COLS_CONSTRAINT",
     "check_2d",
+    "check_numbers",
     "check_numeric_features",
     "check_same_index",
     "check_sensitive_features",
@@ -394,6 +396,55 @@ def check_numeric_features(estimator, X):
         raise ValueError(f"X column(s) {bad} hold strings or categories, but "
                          f"{type(estimator).__name__} needs numbers. Encode them first, e.g. with "
                          "OneHotEncoder in a Pipeline (or ColumnTransformer) before it.")
+
+
+# The start of numpy's messages for a value it cannot convert to a float.
+_NOT_A_NUMBER = ("could not convert", "float() argument")
+
+
+def check_numbers(values, *, input_name, expected, **check_array_params):
+    """scikit-learn's ``check_array`` to float64, naming the argument when a value is not a number.
+
+    numpy's own message ("could not convert string to float: 'a'") names no argument.
+
+    Parameters
+    ----------
+    values : array-like
+        The input.
+    input_name : str
+        Its name, in every message.
+    expected : str
+        What the values must be, and how to get there, for the message.
+    **check_array_params
+        Further arguments of :func:`sklearn.utils.check_array`.
+
+    Returns
+    -------
+    array : ndarray of float64
+
+    Raises
+    ------
+    ValueError
+        If a value is not a number (a string that is not one, an object), or
+        ``check_array`` refuses ``values``.
+
+    Examples
+    --------
+    >>> from fairkit.utils.validation import check_numbers
+    >>> check_numbers([["1", "2"], ["3", "4"]], input_name="X", expected="ranks must be numbers.")
+    array([[1., 2.],
+           [3., 4.]])
+    >>> check_numbers([["1", "2"], ["x", "3"]], input_name="X", expected="ranks must be numbers.")
+    Traceback (most recent call last):
+    ...
+    ValueError: X holds values that are not numbers (could not convert string to float: 'x'); ranks ...
+    """
+    try:
+        return check_array(values, dtype=np.float64, input_name=input_name, **check_array_params)
+    except (TypeError, ValueError) as error:
+        if not str(error).startswith(_NOT_A_NUMBER):
+            raise
+        raise ValueError(f"{input_name} holds values that are not numbers ({error}); {expected}") from None
 
 
 def _factorize(values):

@@ -430,3 +430,29 @@ def test_score_samples_refuses_pairwise_counts():
 def test_pairwise_counts_refuses_ragged_or_empty_records(comparisons, message):
     with pytest.raises(ValueError, match=message):
         pairwise_counts(comparisons, n_items=2, n_judges=2)
+
+
+@pytest.mark.parametrize("function", TAKES_PROFILES.values(), ids=TAKES_PROFILES.keys())
+def test_a_profile_of_strings_names_x_and_says_ranks_must_be_numbers(function):
+    X = [["a", "b", "c"], ["b", "a", "c"]]  # each judge's items in order: not ranks
+    # Before: numpy's "could not convert string to float: 'a'", naming no argument.
+    with pytest.raises(ValueError, match=r"X holds values that are not numbers \(could not convert "
+                                         r"string to float: 'a'\); ranks and ratings must be numbers"):
+        function(X)
+
+
+def test_a_profile_of_strings_leaves_no_fitted_attribute():
+    ranker = SelectiveRanker()
+    with pytest.raises(ValueError, match="X holds values that are not numbers"):
+        ranker.fit(pd.DataFrame({"a": ["1", "x"], "b": ["2", "1"]}))
+    assert fitted_attributes(ranker) == []
+
+
+def test_item_names_for_a_ranker_fitted_without_names_are_refused():
+    ranker = SelectiveRanker().fit(np.array([[1, 2, 3], [2, 1, 3]]))
+    # Before: "could not convert string to float: 'a'".
+    with pytest.raises(ValueError, match=r"pairs holds item names, but SelectiveRanker was fitted "
+                                         r"without item names.*give item indices in \[0, 3\)"):
+        ranker.compare([["a", "b"]])
+    named = SelectiveRanker().fit(pd.DataFrame([[1, 2, 3], [2, 1, 3]], columns=["a", "b", "c"]))
+    assert named.compare([["a", "c"]]).tolist() == ranker.compare([[0, 2]]).tolist() == [1]

@@ -195,6 +195,18 @@ def test_bad_input_raises_and_changes_nothing(X, groups, model, message):
     assert not any(key.endswith("_") for key in vars(scheduler))
 
 
+@pytest.mark.parametrize("X", [np.array([["x", 1, 2]] * 4, dtype=object),
+                               pd.DataFrame({"m0": ["3", "fast"], "m1": [1.0, 2.0]})])
+def test_strings_in_x_name_x_and_say_times_must_be_numbers(X):
+    scheduler = MMSScheduler(2)
+    # Before: numpy's "could not convert string to float: 'x'", naming no argument.
+    with pytest.raises(ValueError, match=r"X holds values that are not numbers \(could not convert "
+                                         r"string to float: '(x|fast)'\); processing times must be "
+                                         r"numbers >= 0"):
+        scheduler.fit(X)
+    assert not any(key.endswith("_") for key in vars(scheduler))
+
+
 @pytest.mark.parametrize("factor", [1e300, 1e16, 1e9, 1e-12])
 @pytest.mark.parametrize("mms", ["bound", "exact"])
 def test_times_of_any_magnitude_give_the_shares_of_the_unscaled_instance(factor, mms):
