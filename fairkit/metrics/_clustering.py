@@ -2,9 +2,10 @@
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_array, check_symmetric, column_or_1d
+from sklearn.utils import check_array, check_symmetric
 from sklearn.utils.validation import check_non_negative
 
+from fairkit.metrics._confusion import label_values, one_per_sample
 from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 
 __all__ = ["balance", "check_affinity", "normalized_cut", "ratio_cut"]
@@ -46,6 +47,19 @@ def check_affinity(affinity, *, input_name="affinity"):
     return W
 
 
+def _cluster_codes(labels):
+    """Validate cluster labels as the group metrics validate class labels; return 0-based codes.
+
+    A NaN label would count as one more cluster, and soft assignments (fractions) as one
+    cluster per sample, both without a word: they are refused.
+    """
+    labels = one_per_sample(labels, "labels")
+    label_values(labels, "labels", fix="Cluster labels must be integers or strings; for soft "
+                                        "assignments (cluster probabilities), take each sample's most "
+                                        "likely cluster, e.g. proba.argmax(axis=1).")
+    return labels, np.unique(labels, return_inverse=True)[1].ravel()
+
+
 def balance(labels, groups, *, agg="min"):
     """Balance of a clustering with respect to groups (Chierichetti et al., 2017).
 
@@ -59,7 +73,7 @@ def balance(labels, groups, *, agg="min"):
     Parameters
     ----------
     labels : array-like of shape (n_samples,)
-        Cluster label of each sample.
+        Cluster label of each sample: integers or strings (no NaN, no fractions).
     groups : array-like of shape (n_samples,) or (n_samples, n_columns)
         Sensitive group of each sample; several columns form intersectional groups.
     agg : {"min", "mean"}, default="min"
@@ -83,9 +97,8 @@ def balance(labels, groups, *, agg="min"):
     if agg not in ("min", "mean"):
         raise ValueError(f"agg must be 'min' or 'mean', got {agg!r}.")
     check_same_index(labels=labels, groups=groups)
-    labels = column_or_1d(labels, warn=True)
+    labels, clusters = _cluster_codes(labels)
     _, codes = encode_groups(check_sensitive_features(groups, labels.shape[0], samples_of="labels"))
-    _, clusters = np.unique(labels, return_inverse=True)
     n_groups = codes.max() + 1
     counts = np.bincount(clusters * n_groups + codes,
                          minlength=(clusters.max() + 1) * n_groups).reshape(-1, n_groups)
@@ -96,11 +109,10 @@ def balance(labels, groups, *, agg="min"):
 def _cuts(affinity, labels):
     """Return (cut, size, volume) of each cluster: weight leaving it, its samples, its degrees."""
     affinity = check_affinity(affinity)
-    labels = column_or_1d(labels, warn=True)
+    labels, clusters = _cluster_codes(labels)
     if labels.shape[0] != affinity.shape[0]:
         raise ValueError(f"labels has {labels.shape[0]} entries but affinity describes "
                          f"{affinity.shape[0]} samples.")
-    _, clusters = np.unique(labels, return_inverse=True)
     n, k = labels.shape[0], clusters.max() + 1
     onehot = sparse.csr_matrix((np.ones(n), (np.arange(n), clusters)), shape=(n, k))
     degrees = np.asarray(affinity.sum(axis=1)).ravel()
@@ -120,7 +132,7 @@ def ratio_cut(affinity, labels):
         Weighted adjacency matrix :math:`W` (edge :math:`ij` counted once in ``W[i, j]``
         and once in ``W[j, i]``).
     labels : array-like of shape (n_samples,)
-        Cluster label of each sample.
+        Cluster label of each sample: integers or strings (no NaN, no fractions).
 
     Returns
     -------
@@ -150,7 +162,7 @@ def normalized_cut(affinity, labels):
     affinity : {array-like, sparse matrix} of shape (n_samples, n_samples)
         Weighted adjacency matrix :math:`W`.
     labels : array-like of shape (n_samples,)
-        Cluster label of each sample.
+        Cluster label of each sample: integers or strings (no NaN, no fractions).
 
     Returns
     -------

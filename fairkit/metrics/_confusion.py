@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import UndefinedMetricWarning
-from sklearn.utils import check_consistent_length, column_or_1d
+from sklearn.utils import column_or_1d
 from sklearn.utils.validation import _check_sample_weight
 
 from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
@@ -31,13 +31,16 @@ _RATE_NAMES = {
 # input handling
 
 
-def check_inputs(y_true, y_pred, sensitive_features, sample_weight, grouped=True):
-    """Validate the arrays; return y_true, y_pred, weights and the group labels and codes."""
+def check_inputs(y_true, y_pred, sensitive_features, sample_weight, *, uses_y_true=True, grouped=True):
+    """Validate the arrays; return y_true, y_pred, weights and the group labels and codes.
+
+    A metric that ignores ``y_true`` (``uses_y_true=False``) accepts ``None`` for it.
+    """
     check_same_index(y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
                      sample_weight=sample_weight)
-    y_true = column_or_1d(y_true, warn=True)
-    y_pred = column_or_1d(y_pred, warn=True)
-    check_consistent_length(y_true, y_pred)
+    y_pred = one_per_sample(y_pred, "y_pred")
+    y_true = y_pred if y_true is None and not uses_y_true else one_per_sample(y_true, "y_true")
+    check_same_length(y_true=y_true, y_pred=y_pred)
     if y_true.shape[0] == 0:
         raise ValueError("y_true and y_pred are empty.")
     weights = _check_sample_weight(sample_weight, y_true, ensure_non_negative=True)
@@ -52,14 +55,47 @@ def check_inputs(y_true, y_pred, sensitive_features, sample_weight, grouped=True
     return y_true, y_pred, weights, groups, codes
 
 
+def one_per_sample(y, name):
+    """``y`` as a 1-D array (a column vector is raveled, with a warning); other shapes are refused.
+
+    scikit-learn's ``column_or_1d`` says "y should be a 1d array" whatever the argument.
+    """
+    if y is None:
+        raise ValueError(f"{name} is required (got None).")
+    shape = np.shape(y)
+    if len(shape) == 1 or (len(shape) == 2 and shape[1] == 1):
+        return column_or_1d(y, warn=True)
+    got = f"an array of shape {shape}" if shape else f"a single {type(y).__name__}"
+    hint = (" Probabilities for two classes (predict_proba)? Take column 1 and threshold it, e.g. "
+            "(proba[:, 1] >= 0.5).astype(int)." if len(shape) == 2 and shape[1] == 2 else "")
+    raise ValueError(f"{name} must be 1-D, one value per sample; got {got}.{hint}")
+
+
+def check_same_length(**arrays):
+    """Refuse arrays (given by name) that describe different numbers of samples, naming them."""
+    lengths = [f"{name} has {len(values)}" for name, values in arrays.items()]
+    if len({len(values) for values in arrays.values()}) > 1:
+        listed = ", ".join(lengths[:-1]) + f" and {lengths[-1]}"
+        raise ValueError(f"{listed} samples; they must describe the same samples.")
+
+
 def _group_index(groups, columns):
     if len(columns) == 1:
         return pd.Index(groups, name=columns[0], tupleize_cols=False)
     return pd.MultiIndex.from_tuples(list(groups), names=list(columns))
 
 
-def _label_values(y, name):
-    """The distinct values of labels ``y``; refuse missing values and probabilities."""
+#: What to do with probabilities or scores given where the group metrics need labels.
+THRESHOLD_THEM = ("Threshold them into labels first (e.g. (proba >= 0.5).astype(int), or the estimator's "
+                  "predict), or measure the scores' dependence on the groups with "
+                  "fairkit.metrics.kernel_partial_correlation.")
+
+
+def label_values(y, name, *, fix=THRESHOLD_THEM):
+    """The distinct values of labels ``y``; refuse missing values and probabilities.
+
+    ``fix`` says what to do with non-integer floats (probabilities or scores).
+    """
     values = pd.unique(y)
     missing = pd.isna(values)
     if missing.any():
@@ -67,11 +103,8 @@ def _label_values(y, name):
                          "drop those samples or fill them.")
     fractional = [v for v in values if isinstance(v, float | np.floating) and not float(v).is_integer()]
     if fractional:
-        raise ValueError(
-            f"{name} holds non-integer values such as {fractional[0]!r}: probabilities or scores, "
-            "not labels. Threshold them into labels first (e.g. (proba >= 0.5).astype(int), or the "
-            "estimator's predict), or measure the scores' dependence on the groups with "
-            "fairkit.metrics.kernel_partial_correlation.")
+        raise ValueError(f"{name} holds non-integer values such as {fractional[0]!r}: probabilities or "
+                         f"scores, not labels. {fix}")
     return values
 
 
@@ -85,7 +118,7 @@ def positive(labels, pos_label, names):
     positive prediction at all is then a valid outcome).
     """
     values = pd.unique(np.array([v for y, name in zip(labels, names, strict=True)
-                                 for v in _label_values(y, name)], dtype=object))
+                                 for v in label_values(y, name)], dtype=object))
     what = " and ".join(names)
     if len(values) > 2:
         holds = "together they hold" if len(names) > 1 else "it holds"
@@ -128,10 +161,11 @@ class Confusion(NamedTuple):
 def confusion(y_true, y_pred, sensitive_features, sample_weight, pos_label, *, uses_y_true):
     """Validate the inputs of a group metric and sort each sample into its confusion cell.
 
-    A metric that ignores ``y_true`` (the selection rates) counts every sample as a negative.
+    A metric that ignores ``y_true`` (the selection rates) counts every sample as a negative, and
+    accepts ``None`` for it.
     """
     y_true, y_pred, weights, groups, codes = check_inputs(y_true, y_pred, sensitive_features,
-                                                          sample_weight)
+                                                          sample_weight, uses_y_true=uses_y_true)
     if uses_y_true:
         is_positive, predicted = positive([y_true, y_pred], pos_label, ["y_true", "y_pred"])
     else:

@@ -10,7 +10,8 @@ O(n_samples) and no Python loop runs over samples.
 Labels
 ------
 Every metric validates its labels the same way (those that ignore ``y_true`` check
-``y_pred`` alone): at most two distinct values, no NaN, and no probabilities or
+``y_pred`` alone, and accept ``y_true=None``): one label per sample (a 1-D array, not a
+``predict_proba`` matrix), at most two distinct values, no NaN, and no probabilities or
 scores (non-integer floats, which would otherwise count as "not selected" and report
 perfect parity). ``pos_label`` must be one of the labels, unless the labels are in
 {0, 1} or {-1, 1} and so is ``pos_label`` (a model that selects no one is valid);
@@ -82,7 +83,7 @@ def selection_rate(y_true, y_pred, *, sensitive_features=None, pos_label=1, samp
     Parameters
     ----------
     y_true : array-like of shape (n_samples,) or None
-        True labels (ignored; kept for a uniform signature, as in fairlearn).
+        True labels (ignored; kept for a uniform signature, as in fairlearn; ``None`` is accepted).
     y_pred : array-like of shape (n_samples,)
         Predicted labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns), default=None
@@ -106,9 +107,9 @@ def selection_rate(y_true, y_pred, *, sensitive_features=None, pos_label=1, samp
     >>> selection_rate(None, [1, 0, 1, 1], sensitive_features=["a", "a", "b", "b"]).tolist()
     [0.5, 1.0]
     """
-    y_true = y_pred if y_true is None else y_true
     if sensitive_features is None:
-        _, y_pred, weights, _, _ = check_inputs(y_true, y_pred, None, sample_weight, grouped=False)
+        _, y_pred, weights, _, _ = check_inputs(y_true, y_pred, None, sample_weight, uses_y_true=False,
+                                                grouped=False)
         [selected] = positive([y_pred], pos_label, ["y_pred"])
         return float(np.average(selected, weights=weights)) if weights.sum() > 0 else float("nan")
     data = confusion(y_true, y_pred, sensitive_features, sample_weight, pos_label, uses_y_true=False)
@@ -123,8 +124,8 @@ def demographic_parity_difference(y_true, y_pred, *, sensitive_features, pos_lab
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels (ignored, as in fairlearn).
+    y_true : array-like of shape (n_samples,) or None
+        True labels (ignored, as in fairlearn; ``None`` is accepted).
     y_pred : array-like of shape (n_samples,)
         Predicted labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)
@@ -147,8 +148,7 @@ def demographic_parity_difference(y_true, y_pred, *, sensitive_features, pos_lab
     Examples
     --------
     >>> from fairkit.metrics import demographic_parity_difference
-    >>> demographic_parity_difference([0, 0, 0, 0], [1, 0, 1, 1],
-    ...                               sensitive_features=["a", "a", "b", "b"])
+    >>> demographic_parity_difference(None, [1, 0, 1, 1], sensitive_features=["a", "a", "b", "b"])
     0.5
     """
     return _measure("demographic_parity_difference", y_true, y_pred, sensitive_features,
@@ -164,8 +164,8 @@ def demographic_parity_ratio(y_true, y_pred, *, sensitive_features, pos_label=1,
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels (ignored, as in fairlearn).
+    y_true : array-like of shape (n_samples,) or None
+        True labels (ignored, as in fairlearn; ``None`` is accepted).
     y_pred : array-like of shape (n_samples,)
         Predicted labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)

@@ -15,14 +15,15 @@ from typing import NamedTuple
 import numpy as np
 from scipy.spatial.distance import pdist
 from sklearn.neighbors import KDTree
-from sklearn.utils import check_consistent_length, check_scalar
+from sklearn.utils import check_scalar
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, column_or_1d
+from sklearn.utils.validation import check_array
 
+from fairkit.metrics._confusion import check_same_length, one_per_sample
 from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
 from fairkit.utils._icp import _BLOCK_ENTRIES, ICPSampler
 from fairkit.utils._random import local_generator
-from fairkit.utils.validation import check_same_index, check_sensitive_features
+from fairkit.utils.validation import check_numbers, check_same_index, check_sensitive_features
 
 __all__ = ["EqualizedOddsTestResult", "equalized_odds_test", "kernel_partial_correlation"]
 
@@ -176,12 +177,16 @@ class _Conditioning(NamedTuple):
 
 def _validate(y_pred, sensitive_features, y_true):
     check_same_index(y_pred=y_pred, y_true=y_true, sensitive_features=sensitive_features)
-    predictions = check_array(y_pred, ensure_2d=False, dtype=np.float64, input_name="y_pred")
+    predictions = check_numbers(y_pred, input_name="y_pred", ensure_2d=False,
+                                expected="predictions must be numbers (probabilities, scores or real "
+                                         "predictions); encode class labels as numbers first, e.g. "
+                                         "with sklearn.preprocessing.LabelEncoder.")
     if predictions.ndim == 1:
         predictions = predictions[:, None]
-    y_true = column_or_1d(check_array(y_true, ensure_2d=False, dtype=None, input_name="y_true"))
+    y_true = one_per_sample(check_array(y_true, ensure_2d=False, dtype=None, input_name="y_true"),
+                            "y_true")
+    check_same_length(y_pred=predictions, y_true=y_true)
     frame = check_sensitive_features(sensitive_features, len(y_true), samples_of="y_true")
-    check_consistent_length(predictions, y_true)
     if len(y_true) < 3:
         raise ValueError(f"Kernel partial correlation needs at least 3 samples, got {len(y_true)}.")
     a = sensitive_encoder(frame).transform(frame)

@@ -5,8 +5,12 @@ items with equal values are not compared (abstention). Definitions follow Kadeko
 McTavish & Ustun, "Selective Preference Aggregation" (ICML 2025).
 """
 
+import inspect
+import numbers
+
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils import check_scalar
 
 from fairkit.utils._preferences import as_counts
 from fairkit.utils._random import local_random_state
@@ -92,6 +96,19 @@ def disagreement_rate(X, ranking, *, input_type="ranks"):
     return float(counts.wins.T[above].sum() / (_n_pairs(counts.n_items) * counts.n_judges))
 
 
+def _check_fit_takes_no_y(estimator):
+    """Refuse, before any fit, an estimator whose ``fit`` needs ``y``: it learns no ranking of X."""
+    fit = getattr(estimator, "fit", None)
+    if not callable(fit):
+        raise TypeError(f"ranking_stability needs a ranker (an estimator with fit), such as "
+                        f"fairkit.ranking.SelectiveRanker; got {estimator!r}.")
+    y = inspect.signature(fit).parameters.get("y")
+    if y is not None and y.default is inspect.Parameter.empty:
+        raise TypeError(f"ranking_stability needs a ranker, such as fairkit.ranking.SelectiveRanker, "
+                        f"whose fit takes the judges' preferences X alone; {type(estimator).__name__}."
+                        "fit needs y: it learns a prediction, not a ranking of X's items.")
+
+
 def ranking_stability(estimator, X, n_resamples=100, fraction=0.9, random_state=None):
     """How much a ranking changes when a random part of the judges' answers is dropped.
 
@@ -126,6 +143,16 @@ def ranking_stability(estimator, X, n_resamples=100, fraction=0.9, random_state=
         Medians over subsamples of ``"inversions"``, ``"abstentions"`` and
         ``"specifications"`` (each a fraction of pairs).
 
+    Raises
+    ------
+    TypeError
+        If ``n_resamples`` is not an integer or ``fraction`` not a number (before any fit),
+        or ``estimator`` is not a ranker: its ``fit`` needs ``y``, or it has no ``counts_``
+        and ``tier_of_item_`` once fitted.
+    ValueError
+        If ``n_resamples`` < 1 or ``fraction`` is outside (0, 1], or a subsample cannot be
+        ranked.
+
     Examples
     --------
     >>> from fairkit.datasets import make_preference_profiles
@@ -135,11 +162,14 @@ def ranking_stability(estimator, X, n_resamples=100, fraction=0.9, random_state=
     >>> ranking_stability(SelectiveRanker(tau=0.3), X, n_resamples=20, random_state=0)["inversions"]
     0.0
     """
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}.")
-    if not 0 < fraction <= 1:
-        raise ValueError(f"fraction must be in (0, 1], got {fraction!r}.")
+    check_scalar(n_resamples, "n_resamples", numbers.Integral, min_val=1)
+    check_scalar(fraction, "fraction", numbers.Real, min_val=0, max_val=1, include_boundaries="right")
+    _check_fit_takes_no_y(estimator)
     full = clone(estimator).fit(X)
+    missing = [name for name in ("counts_", "tier_of_item_") if not hasattr(full, name)]
+    if missing:
+        raise TypeError(f"ranking_stability needs a ranker, such as fairkit.ranking.SelectiveRanker: "
+                        f"{type(estimator).__name__} has no {' or '.join(missing)} once fitted.")
     base = _order_signs(_check_ranking(full.tier_of_item_))
     rng = local_random_state(random_state)
     changes = np.empty((n_resamples, 3))

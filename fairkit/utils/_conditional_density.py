@@ -158,11 +158,13 @@ def _default_class_density(y, random_state):
 
     The penalty is chosen on a stratified 20 % of the samples and the network refitted on
     all of them; with fewer than 50 samples or 5 of some class there is nothing to hold
-    out, and the smallest penalty is used.
+    out, and with a single class nothing to choose (its probability is 1, and the held-out
+    log-loss is undefined): the smallest penalty is used.
     """
     network = MLPClassifier(hidden_layer_sizes=(64,), solver="lbfgs", max_iter=500,
                             alpha=_CLASS_DENSITY_ALPHAS[0], random_state=random_state)
-    if len(y) < 50 or np.bincount(y).min() < 5:
+    class_counts = np.bincount(y)
+    if len(y) < 50 or len(class_counts) < 2 or class_counts.min() < 5:
         return network
     fit_rows, held_out = train_test_split(np.arange(len(y)), test_size=0.2, stratify=y,
                                           random_state=random_state)

@@ -292,7 +292,7 @@ def test_length_mismatch_names_y_true_not_x(metric):
 
 
 def test_bad_inputs_raise():
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="y_true has 2 and y_pred has 3 samples"):
         demographic_parity_difference([0, 1], [0, 1, 1], sensitive_features=[0, 1, 1])
     with pytest.raises(ValueError, match="sensitive_features has 2 rows"):
         demographic_parity_difference([0, 1, 1], [0, 1, 1], sensitive_features=[0, 1])
