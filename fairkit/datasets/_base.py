@@ -2,7 +2,7 @@
 
 import hashlib
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
 
 __all__ = ["DataFileError", "fetch_file", "get_data_home"]
 
@@ -23,9 +23,17 @@ def get_data_home(data_home=None):
     Returns
     -------
     path : Path
+
+    Raises
+    ------
+    TypeError
+        If ``data_home`` is neither None, a string nor a path-like object.
     """
     if data_home is None:
         data_home = os.environ.get("FAIRKIT_DATA") or Path.home() / "fairkit_data"
+    if not isinstance(data_home, str | os.PathLike):
+        raise TypeError(f"data_home must be the path of a folder (a str or pathlib.Path) or None, got "
+                        f"{type(data_home).__name__} {data_home!r}.")
     return Path(data_home).expanduser()
 
 
@@ -37,6 +45,20 @@ def _sha256(path):
     return digest.hexdigest()
 
 
+def _below_data_home(relative_path):
+    """``relative_path`` without ``..`` parts, if it stays inside the data home (checked on its text)."""
+    normalized = os.path.normpath(relative_path)
+    if PurePath(relative_path).anchor:
+        problem = "is absolute"
+    elif normalized.split(os.sep)[0] == os.pardir:
+        problem = "leads out of it through '..'"
+    else:
+        return normalized
+    raise ValueError(f"relative_path must name a file inside the data home, but {str(relative_path)!r} "
+                     f"{problem}. Give the file's path below the data home (e.g. 'adult/adult.data') "
+                     "and choose the folder with data_home= or the FAIRKIT_DATA environment variable.")
+
+
 def fetch_file(relative_path, sha256, source, data_home=None):
     """Return the path of a local data file after checking its SHA-256.
 
@@ -45,7 +67,9 @@ def fetch_file(relative_path, sha256, source, data_home=None):
     Parameters
     ----------
     relative_path : str
-        Path of the file below the data home, e.g. ``"adult/adult.data"``.
+        Path of the file below the data home, e.g. ``"adult/adult.data"``. An absolute
+        path, or one whose ``..`` parts lead out of the data home, is refused (checked on
+        the path's text; links inside the data home are followed).
     sha256 : str
         The expected SHA-256 of the published file.
     source : str
@@ -59,11 +83,13 @@ def fetch_file(relative_path, sha256, source, data_home=None):
 
     Raises
     ------
+    ValueError
+        If ``relative_path`` is absolute or leads out of the data home.
     DataFileError
         If the file is missing or its checksum differs.
     """
     home = get_data_home(data_home)
-    path = home / relative_path
+    path = home / _below_data_home(relative_path)
     if not path.is_file():
         raise DataFileError(
             f"Data file {relative_path!r} not found in {str(home)!r}. Download it from {source} "
