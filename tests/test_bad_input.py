@@ -90,6 +90,15 @@ def test_a_string_column_of_X_is_named(estimator):
     assert fitted_attributes(estimator) == []
 
 
+@pytest.mark.parametrize("estimator", [FairICPClassifier(max_epochs=1), FairSpectralClustering(2)],
+                         ids=["FairICPClassifier", "FairSpectralClustering"])
+def test_a_numpy_array_of_strings_is_named(estimator):
+    X, y, sex = frame_data(estimator)
+    text = np.column_stack([X.to_numpy(), np.where(np.arange(len(X)) % 2, "Lyon", "Paris")])  # dtype <U
+    with pytest.raises(ValueError, match="X column\\(s\\) \\[0, 1, 2, 3, 4\\] hold strings"):
+        fit(estimator, text, y, sensitive_features=sex.to_numpy())
+
+
 @pytest.mark.parametrize("estimator", [FairICPClassifier(max_epochs=1, random_state=0),
                                        FairSpectralClustering(2, random_state=0)],
                          ids=["FairICPClassifier", "FairSpectralClustering"])

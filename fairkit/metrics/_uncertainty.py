@@ -219,8 +219,8 @@ def fairness_floor(metric, y_true, y_pred, *, sensitive_features, pos_label=None
         ``demographic_parity_difference``, ``demographic_parity_ratio``,
         ``true_positive_rate_difference``, ``false_positive_rate_difference``,
         ``equalized_odds_difference`` or ``equalized_odds_deviation``.
-    y_true : array-like of shape (n_samples,)
-        True labels (ignored by the demographic-parity metrics).
+    y_true : array-like of shape (n_samples,) or None
+        True labels (ignored by the demographic-parity metrics, which also take None).
     y_pred : array-like of shape (n_samples,)
         Predicted labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)

@@ -389,9 +389,9 @@ def check_numeric_features(estimator, X):
         bad = [name for name, column in X.items() if _holds_text(column)]
     else:
         values = X if sparse.issparse(X) else np.asarray(X)
-        if sparse.issparse(values) or values.dtype.kind != "O" or values.ndim != 2:
+        if sparse.issparse(values) or values.dtype.kind not in "OUS" or values.ndim != 2:
             return
-        bad = [j for j in range(values.shape[1]) if _holds_text(pd.Series(values[:, j]))]
+        bad = [j for j in range(values.shape[1]) if _holds_text(pd.Series(values[:, j], dtype=object))]
     if bad:
         raise ValueError(f"X column(s) {bad} hold strings or categories, but "
                          f"{type(estimator).__name__} needs numbers. Encode them first, e.g. with "
