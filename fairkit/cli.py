@@ -36,6 +36,14 @@ def _number(value):
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
+def _status(plugin):
+    """The status and the first line of the error: a table row holds one line (``--json`` has all)."""
+    if plugin["error"] is None:
+        return plugin["status"]
+    first, *more = plugin["error"].strip().splitlines()
+    return f"{plugin['status']}: {first}" + (" [...] (full text: fairkit plugins --json)" if more else "")
+
+
 def _plugins(args):
     from fairkit.registry import list_plugins
 
@@ -44,8 +52,7 @@ def _plugins(args):
         print(json.dumps(plugins, indent=2))
         return 0
     kinds = ("estimators", "metrics", "datasets", "search_spaces", "demos")
-    rows = [[p["name"], p["distribution"] or "-", p["version"] or "-",
-             p["status"] if p["error"] is None else f"{p['status']}: {p['error']}",
+    rows = [[p["name"], p["distribution"] or "-", p["version"] or "-", _status(p),
              ", ".join(f"{len(p[kind])} {kind.replace('_', ' ')}" for kind in kinds if p[kind]) or "-"]
             for p in plugins]
     print(_table(["plugin", "distribution", "version", "status", "registers"], rows))

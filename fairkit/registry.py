@@ -22,7 +22,9 @@ read at discovery time, change this:
     ``RuntimeError``), or a ``TypeError``, ``ValueError`` (a name clash) or
     ``pluggy.PluginValidationError`` (an unknown hook) that names the plugin.
 ``FAIRKIT_DISABLE_PLUGINS=a,b``
-    do not load the plugins (entry-point names) ``a`` and ``b``.
+    do not load the plugins (entry-point names) ``a`` and ``b``; a name that no
+    installed plugin has is reported (a ``FairkitPluginWarning`` listing the installed
+    plugins, a ``ValueError`` in strict mode).
 
 Call :func:`reload_plugins` after changing them or installing a plugin.
 """
@@ -190,7 +192,21 @@ class _Registry:
                                       f"{_describe(exc)}", exc)
                 continue
             self._check_hook_names(plugin, manager, module)
+        self._check_disabled_names(disabled, {ep.name for ep in found})
         self._manager, self._plugins, self._collected = manager, plugins, {}
+
+    def _check_disabled_names(self, disabled, installed):
+        """Report the names in ``FAIRKIT_DISABLE_PLUGINS`` of no installed plugin: they block nothing."""
+        unknown = sorted(disabled - installed)
+        if not unknown:
+            return
+        message = (f"FAIRKIT_DISABLE_PLUGINS names no installed plugin called "
+                   f"{', '.join(map(repr, unknown))}, so it blocks nothing under that name; the installed "
+                   f"plugins are {', '.join(sorted(installed)) or 'none'} (their entry-point names, as in "
+                   "`fairkit plugins`).")
+        if self._strict:
+            raise ValueError(message)
+        warnings.warn(message, FairkitPluginWarning, stacklevel=4)
 
     def _check_hook_names(self, plugin, manager, module):
         """Report the hook functions of ``module`` that match no hook specification (never called)."""

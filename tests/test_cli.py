@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from fairkit import registry
 from fairkit.cli import main
 
 DEMO_PLUGIN = '''
@@ -75,3 +76,17 @@ def test_plugins_shows_a_misspelt_hook(install_plugin, capsys):
     assert plugin["status"] == "loaded"
     assert "hook 'fairkit_demo' is not a fairkit hook and is never called (did you mean 'fairkit_demos'?" \
            in plugin["error"]
+
+
+def test_plugins_table_shows_the_first_line_of_a_multi_line_error(install_plugin, capsys):
+    install_plugin("badargs", "from fairkit import hookimpl\n\n\n@hookimpl\n"
+                              "def fairkit_metrics(unknown_argument):\n    return {}\n")
+    with pytest.warns(UserWarning, match="badargs"):
+        assert main(["plugins"]) == 0
+    header, rule, *rows = capsys.readouterr().out.splitlines()
+    assert header.startswith("plugin") and set(rule) == {"-", " "}
+    # one line per plugin: the error's other lines do not break the table
+    assert sorted(row.split()[0] for row in rows) == sorted(p["name"] for p in registry.list_plugins())
+    row = next(row for row in rows if row.startswith("badargs"))
+    assert "failed: could not load entry point badargs = 'badargs': PluginValidationError: Plugin " \
+           "'badargs' for hook 'fairkit_metrics' [...] (full text: fairkit plugins --json)" in row

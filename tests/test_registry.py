@@ -295,3 +295,24 @@ def test_a_name_taken_by_another_distribution_is_reported(install_plugin):
                                                   "distribution 'firstdist'; distribution 'seconddist' must"):
         names = dict(registry.all_estimators())
     assert names["GoodClassifier"].__module__ == "firstdist" and "GoodClusterer" not in names
+
+
+def test_an_unknown_name_in_fairkit_disable_plugins_is_reported_with_the_installed_ones(install_plugin,
+                                                                                       monkeypatch):
+    install_plugin("goodplug", SHADOW_PLUGIN)
+    monkeypatch.setenv("FAIRKIT_DISABLE_PLUGINS", "goodplgu, nosuchplugin")
+    registry.reload_plugins()
+    with pytest.warns(FairkitPluginWarning, match="FAIRKIT_DISABLE_PLUGINS names no installed plugin called "
+                                                  "'goodplgu', 'nosuchplugin'.* the installed plugins are "
+                                                  r"(\w+, )*fairkit, (\w+, )*goodplug"):
+        names = dict(registry.all_estimators())
+    assert names["GoodClassifier"].__module__ == "goodplug"  # the misspelt name blocked nothing
+
+
+def test_an_unknown_name_in_fairkit_disable_plugins_raises_in_strict_mode(install_plugin, monkeypatch):
+    install_plugin("goodplug", SHADOW_PLUGIN)
+    monkeypatch.setenv("FAIRKIT_DISABLE_PLUGINS", "goodplug,nosuchplugin")
+    monkeypatch.setenv("FAIRKIT_STRICT_PLUGINS", "1")
+    registry.reload_plugins()
+    with pytest.raises(ValueError, match="no installed plugin called 'nosuchplugin'"):
+        registry.all_estimators()
