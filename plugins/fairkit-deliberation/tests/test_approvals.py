@@ -112,3 +112,12 @@ def test_bad_input_raises_a_clear_error(selection, kwargs, message):
 def test_approvals_with_nan_are_rejected():
     with pytest.raises(ValueError, match="NaN"):
         coverage([[np.nan, 1.0]], [0])
+
+
+# Bad input (issue 14)
+
+@pytest.mark.parametrize("check", [lambda a: is_justified(a, [0]), lambda a: coverage(a, [0])],
+                         ids=["is_justified", "coverage"])
+def test_negative_approvals_are_refused_naming_approvals(check):
+    with pytest.raises(ValueError, match=r"Negative values in data: approvals holds approval values below 0"):
+        check([[1.0, -1.0], [0.0, 1.0]])

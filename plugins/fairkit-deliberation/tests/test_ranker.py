@@ -205,3 +205,23 @@ def test_bad_parameters_raise():
                           for params in JustifiedRepresentationRanker.get_test_params()])
 def test_estimator_checks(estimator, check):
     check(estimator)
+
+
+# Bad input (issue 14)
+
+@pytest.mark.parametrize("X", [-np.array([[1, 1, 0], [0, 1, 1]]),
+                               sparse.csr_matrix(np.array([[1, 1, 0], [0, -1, 1]]))],
+                         ids=["negated approvals", "a -1 vote, sparse"])
+def test_negative_approvals_are_refused_naming_X_and_leave_no_state(X):
+    ranker = JustifiedRepresentationRanker(k=2)
+    with pytest.raises(ValueError, match=r"Negative values in data: X holds approval values below 0 "
+                                         r"\(the smallest is -1\).*\(X > 0\)\.astype\(int\)"):
+        ranker.fit(X)
+    with pytest.raises(NotFittedError):
+        check_is_fitted(ranker)
+
+
+def test_no_approval_above_the_threshold_warns():
+    X = np.array([[1, 1, 0], [0, 1, 1]])
+    with pytest.warns(FairkitWarning, match=r"No entry of X is above approval_threshold=1: no user approves"):
+        JustifiedRepresentationRanker(k=2, approval_threshold=1).fit(X)

@@ -42,10 +42,37 @@ def violates_quota(support, n_users, k):
     return support * k >= n_users
 
 
-def _check_approvals(approvals, approval_threshold):
+def check_approvals(approvals, approval_threshold=0.5, *, input_name="approvals"):
+    """Validate approval values and return them as :func:`approval_matrix` does.
+
+    Approval values are non-negative (0/1 votes, agreement probabilities): a negative
+    value (a -1 vote for "disagree", negated approvals) would silently approve nothing,
+    so it is refused, as are NaN and infinity.
+
+    Parameters
+    ----------
+    approvals : {array-like, sparse matrix} of shape (n_users, n_comments)
+        The approval values.
+    approval_threshold : float, default=0.5
+        Values strictly above it count as approvals; must be ``>= 0``.
+    input_name : str, default="approvals"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    approved : CSR matrix of int64
+        1 where a user approves a comment.
+    """
     if approval_threshold < 0:
         raise ValueError(f"approval_threshold must be >= 0, got {approval_threshold}.")
-    values = check_array(approvals, accept_sparse=("csr", "csc"), input_name="approvals")
+    values = check_array(approvals, accept_sparse=("csr", "csc"), input_name=input_name)
+    smallest = values.min()
+    if smallest < 0:
+        raise ValueError(
+            f"Negative values in data: {input_name} holds approval values below 0 (the smallest is "
+            f"{smallest:g}), but approval values are non-negative (0/1 votes, agreement probabilities) "
+            f"and a negative one would approve nothing without a word. Map them to that scale first: "
+            f"for votes of -1 (disagree), 0 (pass) and 1 (agree), use ({input_name} > 0).astype(int).")
     return approval_matrix(values, approval_threshold)
 
 
@@ -72,7 +99,7 @@ def is_justified(approvals, selection, *, k=None, approval_threshold=0.5):
     Parameters
     ----------
     approvals : {array-like, sparse matrix} of shape (n_users, n_comments)
-        Approval values; entries above ``approval_threshold`` are approvals
+        Non-negative approval values; entries above ``approval_threshold`` are approvals
         (0/1 votes, or agreement probabilities).
     selection : array-like of int of shape (n_selected,)
         Indices of the selected comments (the top of a ranking).
@@ -95,7 +122,7 @@ def is_justified(approvals, selection, *, k=None, approval_threshold=0.5):
     >>> is_justified(approvals, [0, 1], k=4)  # with 4 slots, n/k = 1 user is a large enough group
     False
     """
-    approved = _check_approvals(approvals, approval_threshold)
+    approved = check_approvals(approvals, approval_threshold)
     selection = _check_selection(selection, approved.shape[1])
     if k is None:
         k = selection.size
@@ -111,7 +138,7 @@ def coverage(approvals, selection, *, approval_threshold=0.5):
     Parameters
     ----------
     approvals : {array-like, sparse matrix} of shape (n_users, n_comments)
-        Approval values; entries above ``approval_threshold`` are approvals.
+        Non-negative approval values; entries above ``approval_threshold`` are approvals.
     selection : array-like of int of shape (n_selected,)
         Indices of the selected comments.
     approval_threshold : float, default=0.5
@@ -128,6 +155,6 @@ def coverage(approvals, selection, *, approval_threshold=0.5):
     >>> coverage([[1, 0], [0, 1], [0, 0], [1, 1]], [0])
     0.5
     """
-    approved = _check_approvals(approvals, approval_threshold)
+    approved = check_approvals(approvals, approval_threshold)
     selection = _check_selection(selection, approved.shape[1])
     return float((approved[:, selection].sum(axis=1) > 0).mean())

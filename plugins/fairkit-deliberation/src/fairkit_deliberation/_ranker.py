@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from fairkit import FairkitWarning
-from fairkit_deliberation._approvals import approval_matrix
+from fairkit_deliberation._approvals import check_approvals
 from fairkit_deliberation._greedy import by_score, greedy_selection, justifying_set
 from fairkit_deliberation._ilp import max_score_selection
 
@@ -103,8 +103,10 @@ class JustifiedRepresentationRanker(BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_users, n_comments)
-            Approval values: 0/1 votes or agreement probabilities; entries above
-            ``approval_threshold`` are approvals.
+            Approval values: 0/1 votes or agreement probabilities (any non-negative
+            values); entries above ``approval_threshold`` are approvals. Negative values
+            are refused (map votes of -1, 0, 1 with ``(X > 0)``), and a ``X`` without
+            any approval gets a :class:`~fairkit.FairkitWarning`.
         y : None
             Ignored.
         scores : array-like of shape (n_comments,), default=None
@@ -116,8 +118,12 @@ class JustifiedRepresentationRanker(BaseEstimator):
         self : JustifiedRepresentationRanker
         """
         # everything is computed before any attribute is set: a failed fit changes nothing
-        approvals = approval_matrix(check_array(X, accept_sparse=("csr", "csc"), input_name="X"),
-                                    self.approval_threshold)
+        approvals = check_approvals(X, self.approval_threshold, input_name="X")
+        if approvals.nnz == 0:
+            warnings.warn(f"No entry of X is above approval_threshold={self.approval_threshold}: no user "
+                          "approves any comment, so justified representation constrains nothing and the "
+                          "comments are ranked by score alone. Check the scale of X against "
+                          "approval_threshold.", FairkitWarning, stacklevel=3)
         n_comments = approvals.shape[1]
         if scores is None:
             scores = np.asarray(approvals.sum(axis=0), dtype=float).ravel()
@@ -145,6 +151,7 @@ class JustifiedRepresentationRanker(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True  # approval values
         return tags
 
     @classmethod
