@@ -177,6 +177,11 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     (True, True)
     >>> fair.predict(X[:5], sensitive_features=group[:5])
     array([0, 1, 0, 1, 0])
+    >>> fair.group_support_[["weight", "selection_rate_sd"]].round(3)  # doctest: +NORMALIZE_WHITESPACE
+           weight  selection_rate_sd
+    group
+    0       179.0              0.037
+    1       221.0              0.034
     """
 
     _parameter_constraints: dict = {

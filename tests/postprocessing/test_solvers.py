@@ -15,6 +15,7 @@ from fairkit.postprocessing._lp import lp_equalized_odds
 
 SIMPLE = ["demographic_parity", "equal_opportunity", "predictive_equality"]
 TIED_SCORES = [0.0, 0.1, 0.25, 0.5, 0.5, 0.7, 0.9, 1.0]
+TIGHT = {"primal_feasibility_tolerance": 1e-10}  # the oracles' LPs; HiGHS's default is 1e-7
 
 
 @st.composite
@@ -58,7 +59,7 @@ def oracle_lp(plugin, scores, codes, weights, constraint, delta):
     pairs = [rate_rows[a] - rate_rows[b] for a, b in itertools.permutations(range(len(groups)), 2)]
     gain = weights * (2 * scores - 1) / weights.sum()
     result = linprog(-gain, A_ub=np.array(pairs), b_ub=np.full(len(pairs), delta), bounds=(0, 1),
-                     method="highs")
+                     method="highs", options=TIGHT)
     assert result.status == 0
     return float(np.sum(weights * (1 - scores)) / weights.sum() - result.fun)
 
@@ -154,7 +155,7 @@ def oracle_monotone(plugin, scores, codes, weights, constraints, delta, labels=N
             rows.append(row)
             b_ub.append(0.0)
     gain = weights * (2 * scores - 1) / weights.sum()
-    result = linprog(-gain, A_ub=np.array(rows), b_ub=b_ub, bounds=(0, 1), method="highs")
+    result = linprog(-gain, A_ub=np.array(rows), b_ub=b_ub, bounds=(0, 1), method="highs", options=TIGHT)
     assert result.status == 0
     return float(np.sum(weights * (1 - scores)) / weights.sum() - result.fun)
 
@@ -201,6 +202,15 @@ def test_equalized_odds_is_the_best_monotone_rule(plugin, instance, delta):
     _check_monotone(scores, codes, decision)
 
 
+def test_equalized_odds_rates_stay_in_the_window_with_scores_near_0_and_1(plugin):
+    """HiGHS's default feasibility tolerance (1e-7) let a true positive rate leave the window by 6e-8."""
+    scores = np.array([0, 1e-6, 0, 0, 0, 1e-6, 0, 0, 0, 2e-6, 0.999999])
+    codes = np.array([0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2])
+    fair, decision = _fit(plugin, scores, codes, np.ones(11), constraint="equalized_odds", tolerance=0.0625)
+    rates = plugin.rates(decision, scores, np.ones(11), codes, "equal_opportunity")
+    assert rates.max() - rates.min() <= 0.0625 + 1e-12
+
+
 def _roc_knots(scores, weights):
     """A group's plug-in ROC knots (knot j: its j highest distinct scores predicted 1) and block weights."""
     distinct = np.unique(scores)[::-1]
@@ -227,7 +237,7 @@ def fewest_randomized_weight(point, knots, block_weights, tolerance=1e-10):
             A_eq[:2, :m], A_eq[:2, m:m + 2], A_eq[:2, m + 2:] = hull.T, np.eye(2), -np.eye(2)
             A_eq[2, :m] = 1.0
             result = linprog(np.r_[np.zeros(m), np.ones(4)], A_eq=A_eq, b_eq=np.r_[point, 1.0],
-                             bounds=(0, None), method="highs")
+                             bounds=(0, None), method="highs", options=TIGHT)
             if result.status == 0 and result.fun <= tolerance:
                 best = min(best, block_weights[a:b].sum())
     return best
