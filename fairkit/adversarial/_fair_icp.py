@@ -22,6 +22,7 @@ from fairkit.utils._random import local_random_state
 from fairkit.utils.validation import (
     SENSITIVE_COLS_CONSTRAINT,
     check_2d,
+    check_numbers,
     check_numeric_features,
     drop_sensitive_cols,
     fit_groups,
@@ -50,18 +51,6 @@ def _all_or_nothing(estimator):
         vars(estimator).clear()
         vars(estimator).update(before)
         raise
-
-
-def _check_real_targets(estimator, y):
-    """Refuse targets that are not numbers (strings, say), naming ``y``: a regressor needs reals."""
-    values = np.asarray(y)
-    if values.dtype.kind not in "OSU":  # numbers (complex ones are scikit-learn's to refuse)
-        return
-    try:
-        values.astype(np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"y must hold real numbers for {type(estimator).__name__}, but {error}. Convert y "
-                         "to numbers, or use FairICPClassifier for class labels.") from None
 
 
 def _check_layer_sizes(name, sizes):
@@ -208,7 +197,9 @@ class _BaseFairICP(BaseEstimator):
         X_net = drop_sensitive_cols(self, X)
         check_numeric_features(self, X_net)
         if not self._is_classifier:
-            _check_real_targets(self, y)
+            y = check_numbers(y, input_name="y", ensure_2d=False, expected=(
+                f"{type(self).__name__} needs real targets. Convert y to numbers, or use "
+                "FairICPClassifier for class labels."))
         return check_X_y(X_net, y, dtype=np.float64, y_numeric=not self._is_classifier, estimator=self)
 
     def _network_input(self, X):

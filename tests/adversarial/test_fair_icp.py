@@ -319,6 +319,7 @@ def test_a_device_torch_cannot_use_is_refused_when_fit_starts(device):
 def test_regressor_names_y_when_it_holds_strings():
     X, y, a = proxy_regression(60, 0)
     model = FairICPRegressor(**FAST)
-    with pytest.raises(ValueError, match="y must hold real numbers for FairICPRegressor.*FairICPClassifier"):
+    with pytest.raises(ValueError, match="y holds values that are not numbers .*FairICPRegressor needs real "
+                                         "targets.*FairICPClassifier"):
         model.fit(X, np.where(y > 0, "high", "low"), sensitive_features=a)
     assert not any(key.endswith("_") and not key.startswith("_") for key in vars(model))
