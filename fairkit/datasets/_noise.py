@@ -3,10 +3,11 @@
 import numbers
 
 import numpy as np
-from sklearn.utils import _safe_indexing
+from sklearn.utils import _safe_indexing, column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
-from sklearn.utils.multiclass import unique_labels
+from sklearn.utils.validation import _num_samples
 
+from fairkit.metrics._confusion import positive, show
 from fairkit.utils._random import local_random_state
 from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 
@@ -21,12 +22,13 @@ __all__ = ["inject_malicious_noise"]
         "rate": [Interval(numbers.Real, 0, 1, closed="left")],
         "strategy": [StrOptions({"duplicate", "relabel"})],
         "target_group": "no_validation",
+        "pos_label": "no_validation",
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
 def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="duplicate", target_group=None,
-                           random_state=None):
+                           pos_label=None, random_state=None):
     """Replace a fraction ``rate`` of the samples with adversarial ones aimed at one group.
 
     ``round(rate · n)`` samples are replaced, so the size stays ``n``.
@@ -49,7 +51,7 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="duplicat
     ----------
     X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-        Binary labels; the larger one is the positive label.
+        Binary labels.
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)
     rate : float in [0, 1)
         The noise rate α.
@@ -58,6 +60,9 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="duplicat
         existing samples (``"relabel"``, a stronger adversary), as described above.
     target_group : scalar or tuple, default=None
         The group attacked; ``None`` attacks the smallest group.
+    pos_label : scalar, default=None
+        The positive label, whose samples ``"relabel"`` turns negative. ``None`` requires
+        labels in {0, 1} (booleans included) or {-1, 1} and takes 1, as the metrics do.
     random_state : int, RandomState instance or None, default=None
         Which samples are replaced (and, for ``"duplicate"``, which point is copied).
 
@@ -89,11 +94,15 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="duplicat
     (2, 0)
     """
     check_same_index(X=X, y=y, sensitive_features=sensitive_features)
-    labels = unique_labels(y)
-    if len(labels) != 2:
-        raise ValueError(f"y must hold exactly two labels to flip, got {len(labels)}: {labels}.")
-    y_array = np.asarray(y)
+    y_array = column_or_1d(y)
     n = len(y_array)
+    if _num_samples(X) != n:
+        raise ValueError(f"X has {_num_samples(X)} samples but y has {n}; they must describe the same "
+                         "samples.")
+    labels = np.unique(y_array)
+    if len(labels) != 2:
+        raise ValueError(f"y must hold exactly two labels to flip, got {len(labels)} ({show(labels)}).")
+    is_positive = positive([y_array], pos_label, ["y"])[0] if strategy == "relabel" else None
     groups, codes = encode_groups(check_sensitive_features(sensitive_features, n, samples_of="y"))
     if target_group is None:
         target = int(np.argmin(np.bincount(codes, minlength=len(groups))))
@@ -107,7 +116,7 @@ def inject_malicious_noise(X, y, sensitive_features, rate, *, strategy="duplicat
     source = np.arange(n)
     flipped = np.zeros(n, dtype=bool)
     if strategy == "relabel":
-        candidates = np.flatnonzero((codes == target) & (y_array == labels[1]))
+        candidates = np.flatnonzero((codes == target) & is_positive)
         if n_noisy > len(candidates):
             raise ValueError(f"rate={rate} asks for {n_noisy} relabelled positives, but group "
                              f"{groups[target]!r} has only {len(candidates)} positives.")

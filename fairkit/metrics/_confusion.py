@@ -137,7 +137,8 @@ def positive(labels, pos_label, names):
 
 
 def show(values):
-    return ", ".join(repr(v) for v in list(values)[:5])
+    """The first five values as the user wrote them (1, 'yes'; not np.int64(1), np.str_('yes'))."""
+    return ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in list(values)[:5])
 
 
 class Confusion(NamedTuple):

@@ -4,7 +4,14 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    _fit_context,
+    clone,
+    is_classifier,
+)
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.utils import Bunch, get_tags
@@ -31,7 +38,7 @@ from fairkit.postprocessing._lp import lp_rates
 from fairkit.postprocessing._support import CONSTRAINED_RATES, check_support, group_support
 from fairkit.postprocessing._sweep import best_deterministic, best_randomized
 from fairkit.utils._random import local_generator
-from fairkit.utils.validation import check_2d, fit_groups, predict_groups
+from fairkit.utils.validation import check_2d, check_numeric_features, fit_groups, predict_groups
 
 __all__ = ["RandomizedFairBOC"]
 
@@ -284,6 +291,12 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         check_2d(self, X)
+        if not is_classifier(self._template()):
+            raise ValueError(f"{type(self).__name__} thresholds a classifier's scores, but estimator is "
+                             f"{type(self._template()).__name__}, not a classifier. Give a classifier with "
+                             "predict_proba or decision_function (e.g. LogisticRegression).")
+        if self.estimator is None:  # the default LogisticRegression sees X as it is: it needs numbers
+            check_numeric_features(self, X)
         y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
         check_consistent_length(X, y)  # a prefit estimator never sees y, so it cannot catch this
         y_type = type_of_target(y, input_name="y", raise_unknown=True)

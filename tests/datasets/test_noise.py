@@ -69,5 +69,32 @@ def test_errors(data):
         inject_malicious_noise(X, y, group, 1.0)
 
 
+# Bad input (issue 14)
+
+def test_string_labels_need_pos_label_to_relabel(data):
+    X, y, group = data
+    named = np.where(y == 1, "approved", "rejected")
+    # Before: "the larger one is the positive label": 'rejected' was relabelled 'approved',
+    # helping the group the attack aims at.
+    with pytest.raises(ValueError, match="Give pos_label= to name the positive label"):
+        inject_malicious_noise(X, named, group, 0.05, strategy="relabel")
+    _, noisy, _ = inject_malicious_noise(X, named, group, 0.05, strategy="relabel", pos_label="approved",
+                                         random_state=0)
+    assert ((named == "approved") & (noisy == "rejected")).sum() == 20
+    assert not ((named == "rejected") & (noisy == "approved")).any()
+
+
+def test_x_and_y_of_different_lengths_are_named(data):
+    X, y, group = data
+    with pytest.raises(ValueError, match="X has 200 samples but y has 400"):
+        inject_malicious_noise(X[:200], y, group, 0.1)
+
+
+def test_continuous_y_is_refused_as_not_binary(data):
+    X, y, group = data
+    with pytest.raises(ValueError, match="exactly two labels to flip, got 400 \\(0.0, "):
+        inject_malicious_noise(X, np.linspace(0, 1, len(y)), group, 0.1)
+
+
 def test_not_registered_as_a_data_set():
     assert "inject_malicious_noise" not in all_datasets()

@@ -10,7 +10,7 @@ from fairlearn.postprocessing import ThresholdOptimizer
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -216,6 +216,26 @@ def test_at_least_as_accurate_as_fairlearn_on_plugin_terms(plugin):
 
 
 # Bad input (issue 14)
+
+def test_a_regressor_is_refused_as_estimator():
+    X, y, group = make_fair_classification(100, random_state=0)
+    model = RandomizedFairBOC(LinearRegression())
+    # Before: AttributeError: 'LinearRegression' object has no attribute 'classes_'
+    with pytest.raises(ValueError, match="estimator is LinearRegression, not a classifier"):
+        model.fit(X, y, sensitive_features=group)
+    assert not [key for key in vars(model) if key.endswith("_")]
+
+
+def test_a_string_column_is_named_for_the_default_estimator():
+    X, y, group = make_fair_classification(100, random_state=0)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]).assign(
+        sex=np.where(group == 1, "F", "M"))
+    # Before: pandas' "could not convert string to float: 'M'", seven frames deep
+    with pytest.raises(ValueError, match="X column\\(s\\) \\['sex'\\] hold strings.*OneHotEncoder"):
+        RandomizedFairBOC(sensitive_cols="sex").fit(frame, y)
+    encoded = frame.assign(sex=(frame["sex"] == "F").astype(float))
+    assert sorted(RandomizedFairBOC(sensitive_cols="sex").fit(encoded, y).groups_) == [0.0, 1.0]
+
 
 class LogitColumn(ClassifierMixin, BaseEstimator):
     """decision_function(X) = X[:, 0], read as a logit by RandomizedFairBOC."""
