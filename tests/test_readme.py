@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import pytest
 import sklearn
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -18,16 +19,22 @@ def _section(title):
 def test_quick_start_runs(capsys):
     blocks = re.findall(r"```python\n(.*?)```", _section("Quick start"), flags=re.S)
     assert blocks, "the quick start has no python block"
+    namespace = {}  # the blocks run in order, as a reader would paste them
     try:
         for block in blocks:
-            exec(compile(block, str(README), "exec"), {})
+            exec(compile(block, str(README), "exec"), namespace)
     finally:
         sklearn.set_config(enable_metadata_routing=False)
-    printed = capsys.readouterr().out.split()
-    assert 0 <= float(printed[0]) < 0.1  # the fair model's demographic parity difference on test data
+    lines = capsys.readouterr().out.splitlines()
+    assert 0 <= float(lines[0]) < 0.1  # the fair model's demographic parity difference on test data
     # each candidate's mean demographic parity difference, printed as the metric (not negated)
-    differences = [float(value.strip("[]")) for value in printed[1:] if value.strip("[]")]
+    differences = [float(value) for value in lines[1].strip("[]").split()]
     assert len(differences) == 2 and all(0 <= value <= 1 for value in differences)
+    # the same difference with its interval, and the noise floor
+    value, low, floor = re.fullmatch(r"(\S+) \[(\S+), (\S+)\]; an exactly fair rule exceeds (\S+) 5% "
+                                          r"of the time", lines[2]).group(1, 2, 4)
+    assert float(value) == pytest.approx(float(lines[0]), abs=5e-4)
+    assert float(low) <= float(value) and 0 < float(floor) < 0.2
 
 
 def test_set_up_commands_match_ci():

@@ -10,8 +10,9 @@ Every fairkit estimator takes its sensitive features one of two ways, never both
   such as scorers. Whether the model sees those columns follows one rule: a model
   that fairkit builds and trains on ``X`` itself (FairICP's network,
   FairSpectralClustering's affinity) never sees them (:func:`drop_sensitive_cols`);
-  an estimator you pass in (RandomizedFairBOC's ``estimator``) gets ``X`` unchanged,
-  since you built it for that ``X``; drop the columns in its pipeline if it should
+  the model whose scores RandomizedFairBOC thresholds (yours, or its default
+  logistic regression) gets ``X`` unchanged, since the fair Bayes-optimal rule
+  thresholds η(x, a), which may use a; drop the columns in its pipeline if it should
   not see them.
 
 Several columns form intersectional groups (one group per observed combination).
