@@ -3,6 +3,7 @@
 from fairkit.utils._random import local_generator, local_random_state
 from fairkit.utils.validation import (
     check_2d,
+    check_numbers,
     check_numeric_features,
     check_same_index,
     check_sensitive_features,
@@ -15,6 +16,7 @@ from fairkit.utils.validation import (
 
 __all__ = [
     "check_2d",
+    "check_numbers",
     "check_numeric_features",
     "check_same_index",
     "check_sensitive_features",
