@@ -134,8 +134,9 @@ def _gap_bounds(low, high, weights):
 
 def _ratio_bounds(low, high, weights):
     top_low, top_high, bottom_low, bottom_high = _extreme_bounds(low, high)
-    lower = 1.0 if top_high == 0 else bottom_low / top_high
-    upper = 1.0 if top_low == 0 else min(1.0, bottom_high / top_low)
+    with np.errstate(over="ignore"):  # a tiny largest rate: the ratio's upper end is 1
+        lower = 1.0 if top_high == 0 else bottom_low / top_high
+        upper = 1.0 if top_low == 0 else min(1.0, bottom_high / top_low)
     return lower, upper
 
 

@@ -445,7 +445,8 @@ def check_numbers(values, *, input_name, expected, **check_array_params):
     except (TypeError, ValueError) as error:
         if not str(error).startswith(_NOT_A_NUMBER):
             raise
-        raise ValueError(f"{input_name} holds values that are not numbers ({error}); {expected}") from None
+        # the type stays scikit-learn's (TypeError for an object that is no number at all)
+        raise type(error)(f"{input_name} holds values that are not numbers ({error}); {expected}") from None
 
 
 def _factorize(values):
