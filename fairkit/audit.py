@@ -2,15 +2,18 @@
 
 :func:`audit` reads a CSV file (or takes a DataFrame), splits it into train and test
 sets stratified by group, fits a logistic-regression baseline and each chosen fair
-method (resolved through :mod:`fairkit.registry`) on the same features, and scores every
-model on the test set with accuracy and every registered group fairness metric. The
-result prints as text tables and writes a self-contained HTML report (``fairkit audit``).
+method (resolved through :mod:`fairkit.registry`, with the parameters you give) on the same
+features, and scores every model on the test set with accuracy and every registered group
+fairness metric, each with its interval and noise floor. The result prints as text tables
+and writes a self-contained HTML report (``fairkit audit``); the report's plots need
+matplotlib (``pip install "fairkit[plot]"``).
 
 The sensitive columns are not features: the baseline never sees them (fairness through
 unawareness), and the fair methods receive them as ``sensitive_features``.
 """
 
 import base64
+import difflib
 import html
 import inspect
 import io
@@ -23,14 +26,17 @@ import numpy as np
 import pandas as pd
 
 from fairkit.metrics._confusion import DEFINITIONS
+from fairkit.utils._text import text_table
 from fairkit.utils.validation import MAX_CATEGORIES
 
-__all__ = ["AuditError", "AuditResult", "audit"]
+__all__ = ["AuditError", "AuditResult", "audit", "usable_methods"]
 
 DEFAULT_METHODS = ("RandomizedFairBOC",)
 BASELINE = "baseline"
 #: The level of the metrics' intervals and the quantile of their noise floors.
 CONFIDENCE = 0.95
+#: Shown where the report's plots would be when matplotlib is not installed.
+NO_PLOTS = 'the report has no plots: they need matplotlib (pip install "fairkit[plot]")'
 
 
 class AuditError(ValueError):
@@ -44,11 +50,16 @@ class AuditResult:
     Attributes
     ----------
     overall : DataFrame
-        One row per metric (``accuracy`` first), one column per model (``baseline`` first).
+        One row per metric (``accuracy`` first), one column per model (``baseline`` first),
+        numbers only: a group metric's interval and noise floor are rows of their own
+        (``name.low``, ``name.high``, ``name.floor``, ``name.floor_pvalue``), a test's
+        statistic and p-value too (``name.statistic``, ``name.pvalue``).
     by_group : dict of str to DataFrame
-        Per model, the per-group counts and rates on the test set (one row per group).
+        Per model, the per-group counts and rates on the test set, each rate with its
+        interval (``rate_low``, ``rate_high``), one row per group.
     info : dict
-        The data and the set-up: file, sizes, target, positive label, sensitive columns, features.
+        The data and the set-up: file, sizes, target, positive label, sensitive columns,
+        features, methods and the parameters set on them.
     notes : list of str
         Warnings raised while fitting and scoring, and other remarks.
     failures : dict of str to str
@@ -62,16 +73,22 @@ class AuditResult:
     failures: dict = field(default_factory=dict)
 
     def to_text(self):
-        """The overall table and the per-group tables as plain text."""
+        """The set-up, the overall table and the per-group tables as plain text.
+
+        Each group metric is shown as ``value [low, high]`` beside its noise floor and
+        p-value, each group's rates with their intervals.
+        """
         parts = [f"fairkit audit of {self.info['source']}: {self.info['n_train']} train / "
                  f"{self.info['n_test']} test rows, target {self.info['target']!r} "
                  f"(positive: {self.info['positive_label']!r}), sensitive "
-                 f"{', '.join(self.info['sensitive'])}", "",
-                 "Test-set metrics (differences: 0 is fair; ratios: 1 is fair)", _LEGEND,
-                 self.overall.to_string(float_format=lambda v: f"{v:.4f}")]
+                 f"{', '.join(self.info['sensitive'])}"]
+        parts += [f"{method} with {_show_params(params)}" for method, params in self.info["params"].items()]
+        parts += ["", "Test-set metrics (differences: 0 is fair; ratios: 1 is fair)", _LEGEND,
+                  _text(_overall_display(self.overall))]
+        if self.by_group:
+            parts += ["", _GROUP_LEGEND]
         for model, frame in self.by_group.items():
-            parts += ["", f"By group: {model}", _group_columns(frame).to_string(
-                float_format=lambda v: f"{v:.4f}")]
+            parts += ["", f"By group: {model}", _text(_group_display(frame, self.info["sensitive"]))]
         for method, error in self.failures.items():
             parts += ["", f"{method} failed: {error}"]
         if self.notes:
@@ -79,7 +96,11 @@ class AuditResult:
         return "\n".join(parts)
 
     def write_html(self, path):
-        """Write a self-contained HTML report (tables, plots as embedded PNG) to ``path``."""
+        """Write a self-contained HTML report (tables, plots as embedded PNG) to ``path``.
+
+        The plots need matplotlib (``pip install "fairkit[plot]"``); without it the report
+        has the tables and says in its notes why there are no plots.
+        """
         Path(path).write_text(_html_report(self), encoding="utf-8")
         return Path(path)
 
@@ -141,10 +162,20 @@ def _show(values, limit=6):
     return shown + (", ..." if len(values) > limit else "")
 
 
+def _labels(columns):
+    """One label per row of a DataFrame: its values as text, joined by ' & ' (``F & Black``)."""
+    columns = columns.astype(str)
+    return columns.iloc[:, 0].str.cat(columns.iloc[:, 1:], sep=" & ")
+
+
+def _group_labels(index):
+    """The labels of a per-group table's rows (its index: one level per sensitive column)."""
+    return list(_labels(index.to_frame(index=False)))
+
+
 def _groups(frame, sensitive):
     """Group label of each row (a string; intersections joined by ' & ') and the group sizes."""
-    columns = frame[sensitive].astype(str)
-    labels = columns.iloc[:, 0].str.cat(columns.iloc[:, 1:], sep=" & ")
+    labels = _labels(frame[sensitive])
     sizes = labels.value_counts()
     if len(sizes) == 1:
         raise AuditError(f"{' & '.join(sensitive)} has a single group ({_show(sizes.index)}): there is "
@@ -184,12 +215,40 @@ def _preprocessor():
                               ("categorical", categorical, make_column_selector(dtype_exclude="number"))])
 
 
+def _usable_classes():
+    from fairkit.registry import all_estimators
+
+    return {name: cls for name, cls in all_estimators("classifier") if _takes(cls.fit, "sensitive_features")}
+
+
+def _parameters(cls):
+    return list(inspect.signature(cls).parameters)
+
+
+def usable_methods():
+    """The methods :func:`audit` can run, each with the parameters it takes.
+
+    Returns
+    -------
+    methods : dict of str to list of str
+        The registered classifiers whose ``fit`` takes ``sensitive_features`` (by class
+        name, as ``methods`` takes them), each with its constructor's parameter names (what
+        ``params`` may set). ``fairkit audit --help`` lists them.
+
+    Examples
+    --------
+    >>> from fairkit.audit import usable_methods
+    >>> "constraint" in usable_methods()["RandomizedFairBOC"]
+    True
+    """
+    return {name: _parameters(cls) for name, cls in _usable_classes().items()}
+
+
 def _resolve_methods(methods):
     from fairkit.registry import all_estimators
 
     registered = dict(all_estimators())
-    usable = {name: cls for name, cls in all_estimators("classifier")
-              if _takes(cls.fit, "sensitive_features")}
+    usable = _usable_classes()
     if methods is None:
         methods = [name for name in DEFAULT_METHODS if name in registered]
     for name in methods:
@@ -200,12 +259,47 @@ def _resolve_methods(methods):
     return {name: usable[name] for name in methods}
 
 
+def _unknown_parameter(key, methods):
+    """The message for ``--param key`` whose name none of ``methods`` ({name: class}) takes."""
+    name = key.rpartition(".")[2]
+    if not methods:
+        return f"--param {key}: no fair method was chosen (only the baseline is fitted)"
+    close = difflib.get_close_matches(name, [p for cls in methods.values() for p in _parameters(cls)], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    if len(methods) == 1:
+        (method, cls), = methods.items()
+        return f"--param {key}: {method} has no parameter {name!r}{hint}; its parameters: " \
+               f"{', '.join(_parameters(cls))}"
+    return f"--param {key}: no chosen method has parameter {name!r}{hint}; " + "; ".join(
+        f"{method} takes {', '.join(_parameters(cls))}" for method, cls in methods.items())
+
+
+def _method_params(chosen, params):
+    """``{method: {parameter: value}}`` from ``params``, whose keys are ``NAME`` (every chosen
+    method that takes it) or ``METHOD.NAME`` (that method only, which wins); raise AuditError
+    for a name that no chosen method takes."""
+    per_method = {method: {} for method in chosen}
+    for key in sorted(params, key=lambda key: "." in key):  # METHOD.NAME after NAME: it wins
+        method, _, name = key.rpartition(".")
+        if method and method not in chosen:
+            raise AuditError(f"--param {key}: {method!r} is not a chosen method; chosen: "
+                             f"{', '.join(chosen) or 'none (only the baseline is fitted)'}")
+        candidates = {method: chosen[method]} if method else chosen
+        takers = [method for method, cls in candidates.items() if name in _parameters(cls)]
+        if not takers:
+            raise AuditError(_unknown_parameter(key, candidates))
+        for method in takers:
+            per_method[method][name] = params[key]
+    return {method: values for method, values in per_method.items() if values}
+
+
 def _takes(function, name):
     return function is not None and name in inspect.signature(function).parameters
 
 
-def _make_method(cls, random_state):
-    """An instance with default parameters; a meta-estimator without a model gets the baseline's."""
+def _make_method(cls, random_state, params):
+    """An instance with ``params`` and otherwise default parameters (a meta-estimator without a model
+    gets the baseline's); raise AuditError if a parameter's value is invalid."""
     from sklearn.linear_model import LogisticRegression
 
     parameters = inspect.signature(cls).parameters
@@ -214,7 +308,13 @@ def _make_method(cls, random_state):
         kwargs["estimator"] = LogisticRegression(max_iter=1000)
     if "random_state" in parameters:
         kwargs["random_state"] = random_state
-    return cls(**kwargs)
+    model = cls(**{**kwargs, **params})
+    if params and hasattr(model, "_parameter_constraints"):  # scikit-learn's check, before any fit
+        try:
+            model._validate_params()
+        except (TypeError, ValueError) as exc:
+            raise AuditError(f"--param: {str(exc).splitlines()[0]}") from None
+    return model
 
 
 def _fairness_metrics(names=None):
@@ -296,11 +396,12 @@ def _flag_small_groups(by_group, tolerance, notes):
         if not {"count", "count_positive", "count_negative", "selection_rate"} <= set(summary.columns):
             continue
         summary["noise_sd"] = _noise_sd(summary)
-        small = summary.index[summary["noise_sd"] > tolerance]
+        small = summary[summary["noise_sd"] > tolerance]
         if len(small):
-            shown = ", ".join(f"{group} (SD {summary.loc[group, 'noise_sd']:.3f}, "
-                              f"{summary.loc[group, 'count_positive']} positives, "
-                              f"{summary.loc[group, 'count_negative']} negatives)" for group in small)
+            shown = ", ".join(f"{label} (SD {row.noise_sd:.3f}, {row.count_positive} positives, "
+                              f"{row.count_negative} negatives)"
+                              for label, row in zip(_group_labels(small.index), small.itertuples(),
+                                                    strict=True))
             notes.append(f"{model}: group(s) {shown} are too small for a tolerance of {tolerance}: the "
                          "sampling SD of a rate there exceeds it, so their gaps are mostly noise")
 
@@ -312,8 +413,8 @@ def _note_warnings(caught, notes, where):
             notes.append(note)
 
 
-def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics=None, test_size=0.3,
-          tolerance=0.05, random_state=0, progress=False):
+def audit(data, *, target, sensitive, positive_label=None, methods=None, params=None, metrics=None,
+          test_size=0.3, tolerance=0.05, random_state=0, progress=False):
     """Compare an unconstrained baseline with fair methods on a table.
 
     Parameters
@@ -329,7 +430,13 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
         target's values are {0, 1}, {-1, 1} or booleans.
     methods : list of str, default=None
         Registered classifiers that take ``sensitive_features`` (class names). ``None``
-        takes ``RandomizedFairBOC`` when it is registered.
+        takes ``RandomizedFairBOC`` when it is registered. :func:`usable_methods` lists them.
+    params : dict of str to object, default=None
+        Parameters of the methods (otherwise they keep their defaults). A key ``NAME``
+        sets that parameter of every chosen method that takes it; ``METHOD.NAME`` sets it on
+        that method only, and wins over ``NAME``. For example
+        ``{"constraint": "equalized_odds"}`` or
+        ``{"RandomizedFairBOC.constraint": "equalized_odds"}``.
     metrics : list of str, default=None
         Registered metrics taking ``(y_true, y_pred, *, sensitive_features)`` to report
         besides accuracy. ``None`` takes all of them.
@@ -354,7 +461,8 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
     AuditError
         If the input is unusable (missing file, unknown column, a target that is not
         binary or has a single value, a single group or a group of one row, an infinite
-        feature value, ...); nothing is fitted then.
+        feature value, a parameter that no chosen method takes or an invalid parameter
+        value, ...); nothing is fitted then.
 
     Examples
     --------
@@ -395,6 +503,10 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
         raise AuditError("no feature columns are left besides the target and the sensitive columns")
     _check_finite(features)
     chosen = _resolve_methods(methods)
+    method_params = _method_params(chosen, params or {})
+    models = {BASELINE: LogisticRegression(max_iter=1000),
+              **{name: _make_method(cls, random_state, method_params.get(name, {}))
+                 for name, cls in chosen.items()}}
     metrics = _fairness_metrics(metrics)
     try:
         train, test = train_test_split(np.arange(len(complete)), test_size=test_size,
@@ -414,8 +526,6 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
         X_test = preprocess.transform(features.iloc[test])
     _note_warnings(caught, notes, "preprocessing")
     s_train, s_test = complete[sensitive].iloc[train], complete[sensitive].iloc[test]
-    baseline = LogisticRegression(max_iter=1000)
-    models = {BASELINE: baseline, **{name: _make_method(cls, random_state) for name, cls in chosen.items()}}
     overall, by_group, failures, seconds = {}, {}, {}, {}
     bar = tqdm(total=len(models) * (1 + len(metrics)), desc="audit", unit="step", disable=not progress)
     for name, model in models.items():
@@ -450,30 +560,106 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, metrics
             "target": target, "positive_label": positive.item() if isinstance(positive, np.generic)
             else positive, "sensitive": sensitive, "groups": sizes.to_dict(),
             "features": list(features.columns), "test_size": test_size, "random_state": random_state,
-            "methods": list(models)}
+            "methods": list(models), "params": method_params}
     return AuditResult(table, by_group, info, notes, failures)
 
 
-_LEGEND = (f"name.low, name.high: an interval holding the population value with probability at least "
-           f"{CONFIDENCE:.0%}; name.floor: the value that an exactly fair rule on these groups exceeds "
-           f"only {1 - CONFIDENCE:.0%} of the time (below it, a gap cannot be told from noise); "
-           "name.floor_pvalue: the share of exactly fair rules at least as unfair as the model.")
+_LEVEL = f"{CONFIDENCE:.0%}"
+_LEGEND = (f"value [{_LEVEL} interval]: the interval holds the population value with probability at least "
+           f"{_LEVEL}. noise floor: how far from parity an exactly fair rule on these test groups lands in "
+           f"{_LEVEL} of draws; a difference above it (a ratio below it) is more than noise. p-value: the "
+           "share of exactly fair rules at least as far from parity as the model (for a statistical test, "
+           "its p-value).")
+_GROUP_LEGEND = (f"Rates with their exact {_LEVEL} intervals [low, high]; noise SD: the sampling SD of the "
+                 "group's rates under one rule for everyone (a gap of a few noise SDs can be noise).")
 
-_GROUP_COLUMNS = ("count", "count_positive", "base_rate", "selection_rate", "selection_rate_low",
-                  "selection_rate_high", "true_positive_rate", "true_positive_rate_low",
-                  "true_positive_rate_high", "false_positive_rate", "false_positive_rate_low",
-                  "false_positive_rate_high", "accuracy", "noise_sd")
+#: How the rows ``name.FIELD`` of the overall table are shown: the part of ``name``'s row they fill.
+_OVERALL_PARTS = {"low": "low", "high": "high", "floor": "floor", "floor_pvalue": "p",
+                  "statistic": "value", "pvalue": "p"}
+#: The per-group table shown: (column of group_summary, header, shown with its interval).
+_GROUP_COLUMNS = (("count", "count", False), ("count_positive", "positives", False),
+                  ("base_rate", "base rate", False), ("selection_rate", "selection rate", True),
+                  ("true_positive_rate", "true positive rate", True),
+                  ("false_positive_rate", "false positive rate", True), ("accuracy", "accuracy", False),
+                  ("noise_sd", "noise SD", False))
 
 
-def _group_columns(frame):
-    columns = [c for c in _GROUP_COLUMNS if c in frame.columns]
-    return frame[columns] if columns else frame
+def _number(value):
+    if isinstance(value, (int, np.integer)):
+        return str(value)
+    return "-" if pd.isna(value) else f"{value:.3f}"
+
+
+def _with_interval(value, low, high):
+    """``0.310 [0.250, 0.370]``; ``-`` for a value that is not defined (NaN)."""
+    return "-" if pd.isna(value) else f"{_number(value)} [{_number(low)}, {_number(high)}]"
+
+
+def _overall_display(overall):
+    """The overall table as text: one row per metric and model, its value with its interval, noise floor
+    and p-value side by side (:attr:`AuditResult.overall` keeps them as rows of numbers)."""
+    parts = {}
+    for row in overall.index:
+        metric, _, field = row.partition(".")
+        if field and field not in _OVERALL_PARTS:
+            metric, field = row, ""
+        parts.setdefault(metric, {})[_OVERALL_PARTS.get(field, "value")] = row
+    records = []
+    for metric, rows in parts.items():
+        for model in overall.columns:
+            value = {part: overall.at[row, model] for part, row in rows.items()}
+            records.append((metric, model,
+                            _with_interval(value.get("value"), value["low"], value["high"])
+                            if "low" in value else _number(value.get("value")),
+                            _number(value["floor"]) if "floor" in value else "",
+                            _number(value["p"]) if "p" in value else ""))
+    return pd.DataFrame.from_records(
+        records, columns=["metric", "model", f"value [{_LEVEL} interval]", "noise floor", "p-value"]
+    ).set_index(["metric", "model"])
+
+
+def _group_display(frame, sensitive):
+    """A per-group table as text: one row per group (``F & Black``), each rate with its interval."""
+    shown = {}
+    for column, header, interval in _GROUP_COLUMNS:
+        if column not in frame.columns:
+            continue
+        bounds = [f"{column}_low", f"{column}_high"]
+        if interval and set(bounds) <= set(frame.columns):
+            shown[header] = [_with_interval(*row) for row in frame[[column, *bounds]].to_numpy()]
+        else:
+            shown[header] = [_number(value) for value in frame[column].tolist()]
+    if not shown:  # a plugin's table with other columns
+        shown = {column: [_number(value) for value in frame[column].tolist()] for column in frame.columns}
+    return pd.DataFrame(shown, index=pd.Index(_group_labels(frame.index), name=" & ".join(sensitive)))
+
+
+def _text(display):
+    """A display table as plain text; a label repeated down the first column is shown once."""
+    frame = display.reset_index()
+    rows = frame.to_numpy().tolist()
+    if display.index.nlevels > 1:
+        rows = [["" if i and row[0] == rows[i - 1][0] else row[0], *row[1:]] for i, row in enumerate(rows)]
+    return text_table(frame.columns, rows)
+
+
+def _show_params(params):
+    return ", ".join(f"{name}={value!r}" for name, value in params.items())
 
 
 def _figure_png(fig):
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
     return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _missing_plots():
+    """:data:`NO_PLOTS` when matplotlib cannot be imported, else None."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return NO_PLOTS
+    return None
 
 
 def _plots(result):
@@ -496,20 +682,26 @@ def _figures(result):
              if result.by_group and all(c in f.columns for f in result.by_group.values())]
     if rates:
         models = list(result.by_group)
-        groups = [str(g) for g in next(iter(result.by_group.values())).index]
+        groups = _group_labels(next(iter(result.by_group.values())).index)
         fig = Figure(figsize=(3.6 * len(rates), 0.35 * len(groups) * len(models) + 1.8))
         axes = fig.subplots(1, len(rates), sharey=True, squeeze=False)
         height = 0.8 / len(models)
         for ax, rate in zip(axes[0], rates, strict=True):
             for i, model in enumerate(models):
-                values = result.by_group[model][rate].to_numpy(dtype=float)
-                ax.barh(np.arange(len(groups)) + i * height, values, height=height, label=model)
+                frame = result.by_group[model]
+                values = frame[rate].to_numpy(dtype=float)
+                error = None
+                if {f"{rate}_low", f"{rate}_high"} <= set(frame.columns):
+                    error = np.clip([values - frame[f"{rate}_low"].to_numpy(dtype=float),
+                                     frame[f"{rate}_high"].to_numpy(dtype=float) - values], 0, None)
+                ax.barh(np.arange(len(groups)) + i * height, values, height=height, xerr=error,
+                        error_kw={"capsize": 2, "linewidth": 0.8}, label=model)
             ax.set_title(rate.replace("_", " "))
             ax.set_xlim(0, 1)
         axes[0][0].set_yticks(np.arange(len(groups)) + 0.4 - height / 2, groups)
         axes[0][0].invert_yaxis()
         axes[0][-1].legend(fontsize="small", loc="lower right")
-        plots["Rates by group"] = _figure_png(fig)
+        plots[f"Rates by group (lines: {_LEVEL} intervals)"] = _figure_png(fig)
     fairness = [m for m in result.overall.index
                 if m not in {"accuracy", "fit and predict seconds"} and "." not in m]
     if fairness:
@@ -547,7 +739,7 @@ def _html_report(result):
 
     info = result.info
     esc = html.escape
-    table = result.overall.to_html(float_format=lambda v: f"{v:.4f}", na_rep="-")
+    table = _overall_display(result.overall).to_html()
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>fairkit audit: {esc(info['source'])}"
              f"</title><style>{_STYLE}</style></head><body>",
              f"<h1>Fairness audit of <code>{esc(info['source'])}</code></h1>",
@@ -562,20 +754,22 @@ def _html_report(result):
              f"<li>features ({len(info['features'])}): {esc(', '.join(info['features']))}; the "
              "sensitive columns are not features</li>",
              f"<li>models: {esc(', '.join(info['methods']))}; the baseline is a logistic regression, "
-             "and meta-estimators wrap the same model</li></ul>",
+             "and meta-estimators wrap the same model</li>",
+             *(f"<li>{esc(method)} with <code>{esc(_show_params(params))}</code></li>"
+               for method, params in info["params"].items()),
+             "</ul>",
              f"<h2>Test-set metrics</h2><p>Differences: 0 is fair. Ratios: 1 is fair. {esc(_LEGEND)}</p>",
              table]
     notes = list(result.notes)  # writing the report does not change the result
-    try:
-        plots = _plots(result)
-    except ImportError:
-        plots = {}
-        notes.append("plots need matplotlib: pip install matplotlib")
+    missing = _missing_plots()
+    plots = {} if missing else _plots(result)
+    if missing:
+        notes.append(missing)
     for title, png in plots.items():
         parts.append(f"<h2>{esc(title)}</h2><img alt='{esc(title)}' src='data:image/png;base64,{png}'>")
     for model, frame in result.by_group.items():
-        parts += [f"<h2>By group: {esc(model)}</h2>",
-                  _group_columns(frame).to_html(float_format=lambda v: f"{v:.4f}", na_rep="-")]
+        parts += [f"<h2>By group: {esc(model)}</h2><p>{esc(_GROUP_LEGEND)}</p>",
+                  _group_display(frame, info["sensitive"]).to_html()]
     if result.failures:
         parts.append("<h2>Failed methods</h2><ul>" + "".join(
             f"<li><b>{esc(m)}</b>: {esc(e)}</li>" for m, e in result.failures.items()) + "</ul>")

@@ -1,20 +1,26 @@
-"""The ``fairkit`` command: list plugins and run the demos.
+"""The ``fairkit`` command: list plugins, run the demos, audit a CSV file.
 
 ``fairkit plugins [--json]``
     the discovered plugins, their versions and what each registers.
 ``fairkit demo [--quick] [NAME ...]``
     run the registered demos on embedded synthetic data and print one row per
     demo: the metric, its value without and with the fairness method, and the time.
-``fairkit audit data.csv --target COL --sensitive COL[,COL] [--out report.html] ...``
+    ``fairkit demo --list`` lists the demos instead (name, plugin, what each shows).
+``fairkit audit data.csv --target COL --sensitive COL[,COL] [--method NAME] [--param NAME=VALUE] ...``
     fit an unconstrained baseline and fair methods on a CSV file, print accuracy and
-    the group fairness metrics, overall and by group, and write an HTML report
-    (see :mod:`fairkit.audit`).
+    the group fairness metrics with their intervals and noise floors, overall and by
+    group, and write an HTML report with ``--out`` (see :mod:`fairkit.audit`).
+    ``fairkit audit --help`` lists the methods and their parameters.
 """
 
 import argparse
+import ast
+import contextlib
 import json
 import os
+import shutil
 import sys
+import textwrap
 import time
 import warnings
 from pathlib import Path
@@ -22,18 +28,14 @@ from pathlib import Path
 from fairkit import __version__
 
 
-def _table(headers, rows):
-    """Format rows as a plain-text table with left-aligned columns."""
-    cells = [headers, *[[str(cell) for cell in row] for row in rows]]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-             for row in cells]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join(lines)
-
-
 def _number(value):
     return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _count(n, kind):
+    """``1 estimator``, ``2 estimators``, ``1 search space``: ``kind`` is a plural ending in ``s``."""
+    name = kind.replace("_", " ")
+    return f"{n} {name[:-1] if n == 1 else name}"
 
 
 def _status(plugin):
@@ -46,6 +48,7 @@ def _status(plugin):
 
 def _plugins(args):
     from fairkit.registry import list_plugins
+    from fairkit.utils._text import text_table
 
     plugins = list_plugins()
     if args.json:
@@ -53,9 +56,9 @@ def _plugins(args):
         return 0
     kinds = ("estimators", "metrics", "datasets", "search_spaces", "demos")
     rows = [[p["name"], p["distribution"] or "-", p["version"] or "-", _status(p),
-             ", ".join(f"{len(p[kind])} {kind.replace('_', ' ')}" for kind in kinds if p[kind]) or "-"]
+             ", ".join(_count(len(p[kind]), kind) for kind in kinds if p[kind]) or "-"]
             for p in plugins]
-    print(_table(["plugin", "distribution", "version", "status", "registers"], rows))
+    print(text_table(["plugin", "distribution", "version", "status", "registers"], rows))
     return 0
 
 
@@ -63,6 +66,7 @@ def _demo(args):
     from tqdm import tqdm
 
     from fairkit.registry import all_demos
+    from fairkit.utils._text import text_table
 
     demos = all_demos()
     unknown = sorted(set(args.names) - set(demos))
@@ -74,6 +78,8 @@ def _demo(args):
     if not names:
         print("No demos are registered.")
         return 0
+    if args.list:
+        return _list_demos(demos, names)
     rows = []
     for name in tqdm(names, desc="demos", unit="demo", file=sys.stderr, disable=args.no_progress):
         start = time.perf_counter()
@@ -87,7 +93,21 @@ def _demo(args):
         elapsed = time.perf_counter() - start
         rows.append([name, result["metric"], _number(result["before"]), _number(result["after"]),
                      f"{elapsed:.2f}", result.get("note", "")])
-    print(_table(["demo", "metric", "before", "after", "seconds", "note"], rows))
+    print(text_table(["demo", "metric", "before", "after", "seconds", "note"], rows))
+    return 0
+
+
+def _list_demos(demos, names):
+    """One row per demo: its name, the plugin that registers it and the first line of its docstring."""
+    import inspect
+
+    from fairkit.registry import list_plugins
+    from fairkit.utils._text import text_table
+
+    owner = {demo: plugin["name"] for plugin in list_plugins() for demo in plugin["demos"]}
+    rows = [[name, owner.get(name, "-"), (inspect.getdoc(demos[name]) or "-").splitlines()[0]]
+            for name in names]
+    print(text_table(["demo", "plugin", "what it shows"], rows))
     return 0
 
 
@@ -107,15 +127,15 @@ def _check_out(path):
 
 
 def _audit(args):
-    from fairkit.audit import AuditError, audit
+    from fairkit.audit import AuditError, _missing_plots, audit
 
     try:
         if args.out is not None:
             _check_out(args.out)
         result = audit(args.data, target=args.target, sensitive=[c for c in args.sensitive.split(",") if c],
-                       positive_label=args.positive_label, methods=args.method, metrics=args.metric,
-                       test_size=args.test_size, tolerance=args.tolerance, random_state=args.random_state,
-                       progress=not args.no_progress)
+                       positive_label=args.positive_label, methods=args.method, params=dict(args.param),
+                       metrics=args.metric, test_size=args.test_size, tolerance=args.tolerance,
+                       random_state=args.random_state, progress=not args.no_progress)
     except AuditError as exc:
         print(f"fairkit audit: {exc}", file=sys.stderr)
         return 2
@@ -127,13 +147,49 @@ def _audit(args):
             print(f"fairkit audit: cannot write the report to {args.out}: {exc.strerror or exc}",
                   file=sys.stderr)
             return 2
+        missing = _missing_plots()
+        if missing:
+            print(f"note: {missing}")
     return 1 if result.failures else 0
+
+
+def _parameter(text):
+    """``NAME=VALUE`` as ``(NAME, VALUE)``, VALUE read as a Python literal (``0.1``, ``None``,
+    ``'text'``, ``[1, 2]``) and otherwise kept as text (``equalized_odds``)."""
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE (such as constraint=equalized_odds)")
+    with contextlib.suppress(ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        value = ast.literal_eval(value)  # else the text itself
+    return name.strip(), value
+
+
+def _audit_epilog():
+    """The methods ``fairkit audit`` can run and their parameters, as registered now."""
+    from fairkit.audit import usable_methods
+
+    width = min(100, shutil.get_terminal_size().columns - 2)
+    title = textwrap.fill("methods (--method NAME) and their parameters (--param NAME=VALUE, or "
+                          "METHOD.NAME=VALUE to set it on one method only):", width)
+    rows = [textwrap.fill(", ".join(parameters) or "(no parameters)", width, initial_indent=f"  {name}: ",
+                          subsequent_indent="      ", break_on_hyphens=False)
+            for name, parameters in usable_methods().items()]
+    return "\n".join([title, *(rows or ["  none is registered"])])
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose ``epilog`` may be a function, called only when the help is shown (the
+    audit's help lists the methods registered then; other commands do not load the plugins for it)."""
+
+    def format_help(self):
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
 
 
 def build_parser():
     """Return the argument parser of the ``fairkit`` command."""
-    parser = argparse.ArgumentParser(prog="fairkit", description="Fairness research methods as "
-                                     "scikit-learn estimators.")
+    parser = _Parser(prog="fairkit", description="Fairness research methods as scikit-learn estimators.")
     parser.add_argument("--version", action="version", version=f"fairkit {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -144,17 +200,24 @@ def build_parser():
     demo = commands.add_parser("demo", help="run the registered demos on synthetic data")
     demo.add_argument("names", nargs="*", metavar="NAME", help="demos to run (default: all)")
     demo.add_argument("--quick", action="store_true", help="smaller data, about a second per demo")
+    demo.add_argument("--list", action="store_true", help="list the demos (or the NAMEs given) instead "
+                      "of running them")
     demo.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
     demo.set_defaults(run=_demo)
 
-    audit = commands.add_parser("audit", help="compare a baseline with fair methods on a CSV file")
+    audit = commands.add_parser("audit", help="compare a baseline with fair methods on a CSV file",
+                                epilog=_audit_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     audit.add_argument("data", type=Path, help="CSV file with a header row")
     audit.add_argument("--target", required=True, metavar="COL", help="the column to predict")
     audit.add_argument("--sensitive", required=True, metavar="COL[,COL]",
                        help="sensitive column(s), comma-separated; several form intersectional groups")
     audit.add_argument("--positive-label", metavar="V", help="the target value that counts as positive")
     audit.add_argument("--method", action="extend", nargs="+", metavar="NAME",
-                       help="fair methods (registered classifiers; default: RandomizedFairBOC)")
+                       help="fair methods (default: RandomizedFairBOC; the list is below)")
+    audit.add_argument("--param", action="append", type=_parameter, default=[], metavar="NAME=VALUE",
+                       help="a parameter of the methods, repeatable: NAME=VALUE sets it on every chosen "
+                            "method that takes it, METHOD.NAME=VALUE on that one; VALUE is read as a Python "
+                            "literal (0.1, None, 'text') or else taken as text (constraint=equalized_odds)")
     audit.add_argument("--metric", action="extend", nargs="+", metavar="NAME",
                        help="metrics to report besides accuracy (default: every group fairness metric)")
     audit.add_argument("--test-size", type=float, default=0.3, help="held-out fraction (default 0.3)")

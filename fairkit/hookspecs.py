@@ -53,5 +53,6 @@ def fairkit_demos():
 
     The returned dict holds at least ``"metric"`` (what is compared), ``"before"``
     (its value without the fairness method) and ``"after"`` (with it).
-    ``fairkit demo`` times each call and prints one row per demo.
+    ``fairkit demo`` times each call and prints one row per demo; ``fairkit demo --list``
+    shows the first line of each demo's docstring as what it shows.
     """

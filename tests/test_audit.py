@@ -1,8 +1,10 @@
 """``fairkit audit`` end to end: synthetic CSV files (always), Adult and COMPAS (with the data)."""
 
+import itertools
 import math
 import os
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +50,23 @@ def _metric_names():
     return {name for name, metric in _fairness_metrics().items()}
 
 
+def _tables(out):
+    """The console's text tables, by the line above each: a list of rows, each a dict of header to cell
+    (the columns are read from the rule under the headers; a label left blank below itself is filled in)."""
+    lines, tables = out.splitlines(), {}
+    for i, rule in enumerate(lines):
+        if not rule or set(rule) != {"-", " "}:
+            continue
+        spans = [match.span() for match in re.finditer(r"-+", rule)]
+        spans[-1] = (spans[-1][0], None)
+        headers, rows = [lines[i - 1][start:end].strip() for start, end in spans], []
+        for line in itertools.takewhile(bool, lines[i + 1:]):
+            row = [line[start:end].strip() for start, end in spans]
+            rows.append(dict(zip(headers, [row[0] or rows[-1][headers[0]], *row[1:]], strict=True)))
+        tables[lines[i - 2]] = rows
+    return tables
+
+
 def test_audit_prints_tables_and_writes_a_self_contained_report(synthetic_csv, tmp_path, reweighing, capsys):
     report = tmp_path / "report.html"
     code = main(["audit", str(synthetic_csv), "--target", "income", "--positive-label", ">50K",
@@ -56,10 +75,10 @@ def test_audit_prints_tables_and_writes_a_self_contained_report(synthetic_csv, t
     out = capsys.readouterr().out
     assert code == 0
     assert "700 train / 300 test rows" in out
-    header = next(line for line in out.splitlines() if "baseline" in line)
-    assert header.split() == ["baseline", "ReweighingClassifier"]
-    rows = {line.split()[0].split(".")[0] for line in out.splitlines() if line and not line.startswith(" ")}
-    assert {"accuracy", *_metric_names()} - {"group_summary", "selection_rate"} <= rows
+    overall = next(rows for title, rows in _tables(out).items() if title.startswith("value [95% interval]"))
+    assert {row["model"] for row in overall} == {"baseline", "ReweighingClassifier"}
+    metrics = {row["metric"] for row in overall}
+    assert {"accuracy", *_metric_names()} - {"group_summary", "selection_rate"} <= metrics
     assert "By group: ReweighingClassifier" in out
     page = report.read_text()
     assert page.count("src='data:image/png;base64,") == 2
@@ -147,10 +166,12 @@ def test_a_failing_method_is_reported_and_exits_1(synthetic_csv, install_plugin,
     out = capsys.readouterr().out
     assert code == 1
     assert "BrokenClassifier failed: RuntimeError: diverged" in out
-    table = out.split("Test-set metrics")[1].split("\n\n")[0].splitlines()[3:]
+    overall = next(iter(_tables(out).values()))
     dp = "demographic_parity_difference"
-    assert [line.split()[0] for line in table] == ["accuracy", dp, f"{dp}.low", f"{dp}.high", f"{dp}.floor",
-                                                   f"{dp}.floor_pvalue", "fit"]
+    assert [(row["metric"], row["model"]) for row in overall] == [
+        ("accuracy", "baseline"), (dp, "baseline"), ("fit and predict seconds", "baseline")]
+    assert re.fullmatch(r"0\.\d{3} \[0\.\d{3}, 0\.\d{3}\]", overall[1]["value [95% interval]"])
+    assert overall[1]["noise floor"] and overall[1]["p-value"] and not overall[0]["noise floor"]
     assert "By group" not in out  # group_summary, which makes that table, was not asked for
 
 
@@ -209,12 +230,10 @@ def test_writing_the_report_changes_neither_matplotlib_nor_the_result(synthetic_
         matplotlib.use(backend)
     assert page.count("src='data:image/png;base64,") == 2
 
-    def no_matplotlib(result):
-        raise ImportError("No module named 'matplotlib'")
-
-    monkeypatch.setattr("fairkit.audit._plots", no_matplotlib)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
     for name in ("first.html", "second.html"):
-        assert "plots need matplotlib" in result.write_html(tmp_path / name).read_text()
+        page = result.write_html(tmp_path / name).read_text()
+        assert "they need matplotlib (pip install &quot;fairkit[plot]&quot;)" in page
     assert result.notes == notes
 
 
@@ -242,6 +261,14 @@ def _bad(args, capsys):
      "cannot be both the target and a sensitive column"),
     (["--target", "income", "--sensitive", "sex", "--positive-label", ">50K", "--metric", "fairness"],
      "unknown metric 'fairness'; usable metrics: "),
+    (["--target", "income", "--sensitive", "sex", "--positive-label", ">50K", "--param",
+      "constrain=equalized_odds"], "--param constrain: RandomizedFairBOC has no parameter 'constrain' (did "
+                                   "you mean 'constraint'?); its parameters: estimator, constraint, rates,"),
+    (["--target", "income", "--sensitive", "sex", "--positive-label", ">50K", "--param",
+      "RandomizedFairBOC.mu=0.9"], "--param RandomizedFairBOC.mu: RandomizedFairBOC has no parameter 'mu'; "),
+    (["--target", "income", "--sensitive", "sex", "--positive-label", ">50K", "--param",
+      "FairICPClassifier.mu=0.9"], "--param FairICPClassifier.mu: 'FairICPClassifier' is not a chosen "
+                                   "method; chosen: RandomizedFairBOC"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(synthetic_csv, args, message, capsys):
     assert message in _bad([str(synthetic_csv), *args], capsys)
@@ -391,3 +418,146 @@ def test_no_usable_rows(synthetic_frame, tmp_path, capsys, rows):
     frame = synthetic_frame.head(0) if rows == "none" else synthetic_frame.assign(income=np.nan)
     err = _bad(_audit_args(_write(frame, tmp_path / "empty.csv")), capsys)
     assert "no rows to audit" in err
+
+
+# Intervals beside every gap, group labels, method parameters, plots (issue 16)
+
+def test_console_shows_each_gap_with_its_interval_noise_floor_and_pvalue(synthetic_frame):
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[],
+                   metrics=["demographic_parity_difference", "equalized_odds_test"])
+    overall = next(iter(_tables(result.to_text()).values()))
+    rows = {row["metric"]: row for row in overall}
+    numbers = result.overall["baseline"]
+    dp = "demographic_parity_difference"
+    assert rows[dp]["value [95% interval]"] == (f"{numbers[dp]:.3f} [{numbers[f'{dp}.low']:.3f}, "
+                                                f"{numbers[f'{dp}.high']:.3f}]")
+    assert rows[dp]["noise floor"] == f"{numbers[f'{dp}.floor']:.3f}"
+    assert rows[dp]["p-value"] == f"{numbers[f'{dp}.floor_pvalue']:.3f}"
+    # a test: its statistic, and its own p-value in the same column
+    test = rows["equalized_odds_test"]
+    assert test["value [95% interval]"] == f"{numbers['equalized_odds_test.statistic']:.3f}"
+    assert test["p-value"] == f"{numbers['equalized_odds_test.pvalue']:.3f}" and test["noise floor"] == ""
+    # for Python users the table stays numeric, a row per number
+    assert {f"{dp}.low", f"{dp}.high", f"{dp}.floor"} <= set(result.overall.index)
+    assert all(pd.api.types.is_float_dtype(dtype) for dtype in result.overall.dtypes)
+
+
+def test_group_tables_show_each_rate_with_its_interval_under_joined_labels(synthetic_frame, tmp_path):
+    result = audit(synthetic_frame, target="income", sensitive=["sex", "race"], positive_label=">50K",
+                   methods=[], metrics=["group_summary"])
+    text = result.to_text()
+    rows = _tables(text)["By group: baseline"]
+    numbers = result.by_group["baseline"]
+    assert [row["sex & race"] for row in rows] == [" & ".join(key) for key in numbers.index]
+    for row, (_, group) in zip(rows, numbers.iterrows(), strict=True):
+        for rate in ("selection_rate", "true_positive_rate", "false_positive_rate"):
+            assert row[rate.replace("_", " ")] == (f"{group[rate]:.3f} [{group[f'{rate}_low']:.3f}, "
+                                                   f"{group[f'{rate}_high']:.3f}]")
+    assert [row["count"] for row in rows] == [str(count) for count in numbers["count"]]
+    assert any("F & p (SD" in note for note in result.notes)  # the notes name groups the same way
+    assert "('F'" not in text
+    page = result.write_html(tmp_path / "report.html").read_text()
+    assert "<th>F &amp; p</th>" in page and f"<td>{rows[0]['selection rate']}</td>" in page
+    assert isinstance(numbers.index, pd.MultiIndex)  # the numbers keep their index for Python users
+
+
+def test_plots_label_groups_as_the_tables_do_and_draw_the_intervals(synthetic_frame, tmp_path, monkeypatch):
+    from matplotlib.container import BarContainer
+
+    from fairkit import audit as audit_module
+
+    result = audit(synthetic_frame, target="income", sensitive=["sex", "race"], positive_label=">50K",
+                   methods=[], metrics=["group_summary"])
+    figures = []
+    monkeypatch.setattr(audit_module, "_figure_png", lambda figure: figures.append(figure) or "")
+    result.write_html(tmp_path / "report.html")
+    rates = figures[0].axes[0]
+    assert [label.get_text() for label in rates.get_yticklabels()] == ["F & p", "F & q", "M & p", "M & q"]
+    bars = next(container for container in rates.containers if isinstance(container, BarContainer))
+    assert bars.errorbar is not None  # the selection rate's 95% interval of each group
+
+
+def test_without_matplotlib_the_console_says_why_the_report_has_no_plots(synthetic_csv, tmp_path, capsys,
+                                                                        monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
+    report = tmp_path / "report.html"
+    code = main(["audit", *_audit_args(synthetic_csv, "--metric", "demographic_parity_difference", "--out",
+                                       str(report), "--no-progress")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert 'note: the report has no plots: they need matplotlib (pip install "fairkit[plot]")' in out
+    page = report.read_text()
+    assert "they need matplotlib" in page and "data:image/png" not in page
+
+
+ECHO_METHOD = '''
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from fairkit import hookimpl
+
+
+class EchoClassifier(ClassifierMixin, BaseEstimator):
+    def __init__(self, constraint="demographic_parity", strength=1.0, note=None):
+        self.constraint, self.strength, self.note = constraint, strength, note
+
+    def fit(self, X, y, *, sensitive_features=None):
+        raise RuntimeError(", ".join(f"{k}={v!r}" for k, v in self.get_params().items()))
+
+
+@hookimpl
+def fairkit_estimators():
+    return [EchoClassifier]
+'''
+
+
+def test_param_sets_the_parameters_of_the_methods_that_take_them(synthetic_csv, install_plugin, capsys):
+    install_plugin("echomethod", ECHO_METHOD)
+    code = main(["audit", *_audit_args(synthetic_csv), "--method", "RandomizedFairBOC", "EchoClassifier",
+                 "--metric", "demographic_parity_difference", "--no-progress",
+                 "--param", "constraint=equalized_odds",  # both methods take it
+                 "--param", "EchoClassifier.constraint=equal_opportunity",  # but this one only for Echo
+                 "--param", "strength=0.5", "--param", "note=a note"])  # a number; text that is no literal
+    out = capsys.readouterr().out
+    assert code == 1  # EchoClassifier fails on purpose, showing what it was given
+    assert ("EchoClassifier failed: RuntimeError: constraint='equal_opportunity', note='a note', "
+            "strength=0.5") in out
+    assert "RandomizedFairBOC with constraint='equalized_odds'\n" in out
+    assert "RandomizedFairBOC failed" not in out
+
+
+def test_a_parameter_no_chosen_method_takes_names_each_ones_parameters(synthetic_frame, install_plugin):
+    install_plugin("echomethod", ECHO_METHOD)
+    with pytest.raises(AuditError, match=r"--param strenght: no chosen method has parameter 'strenght' \(did "
+                                         r"you mean 'strength'\?\); RandomizedFairBOC takes estimator, .*; "
+                                         r"EchoClassifier takes constraint, strength, note$"):
+        audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
+              methods=["RandomizedFairBOC", "EchoClassifier"], params={"strenght": 2})
+    with pytest.raises(AuditError, match="no fair method was chosen"):
+        audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[],
+              params={"constraint": "equalized_odds"})
+
+
+def test_an_invalid_parameter_value_is_refused_before_anything_is_fitted(synthetic_csv, capsys, monkeypatch):
+    monkeypatch.setattr("fairkit.audit._preprocessor", lambda: pytest.fail("fitted with a bad parameter"))
+    err = _bad(_audit_args(synthetic_csv, "--param", "constraint=equalized_odd"), capsys)
+    assert "--param: The 'constraint' parameter of RandomizedFairBOC must be a str among" in err
+    assert "Got 'equalized_odd' instead" in err
+
+
+def test_a_param_without_a_value_is_a_usage_error(synthetic_csv, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["audit", *_audit_args(synthetic_csv, "--param", "constraint")])
+    assert exit_.value.code == 2
+    assert "argument --param: 'constraint' is not NAME=VALUE" in capsys.readouterr().err
+
+
+def test_help_lists_the_registered_methods_and_their_parameters(install_plugin, capsys):
+    install_plugin("brokenmethod", BROKEN_METHOD)  # registered now: the help reads the registry when shown
+    install_plugin("echomethod", ECHO_METHOD)
+    with pytest.raises(SystemExit) as exit_:
+        main(["audit", "--help"])
+    assert exit_.value.code == 0
+    methods = capsys.readouterr().out.split("their parameters")[1]
+    assert "  RandomizedFairBOC: estimator, constraint, rates," in methods
+    assert "  BrokenClassifier: (no parameters)" in methods
+    assert "  EchoClassifier: constraint, strength, note" in methods

@@ -10,6 +10,10 @@ from fairkit import hookimpl
 
 
 def gap_demo(*, quick=False):
+    """Halve a toy gap.
+
+    The first line of a demo's docstring is what ``fairkit demo --list`` shows.
+    """
     return {"metric": "gap", "before": 0.5, "after": 0.25 if quick else 0.125, "note": "toy"}
 
 
@@ -90,3 +94,58 @@ def test_plugins_table_shows_the_first_line_of_a_multi_line_error(install_plugin
     row = next(row for row in rows if row.startswith("badargs"))
     assert "failed: could not load entry point badargs = 'badargs': PluginValidationError: Plugin " \
            "'badargs' for hook 'fairkit_metrics' [...] (full text: fairkit plugins --json)" in row
+
+
+# What the command can do (issue 16)
+
+COUNTS_PLUGIN = '''
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from fairkit import hookimpl
+
+
+class OneClassifier(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y, *, sensitive_features=None):
+        return self
+
+
+class TwoClassifier(OneClassifier):
+    pass
+
+
+@hookimpl
+def fairkit_estimators():
+    return [OneClassifier]
+
+
+@hookimpl
+def fairkit_metrics():
+    return {"first": len, "second": len}
+
+
+@hookimpl
+def fairkit_search_spaces():
+    return {"OneClassifier": {}}
+'''
+
+
+def test_plugins_counts_are_singular_for_one(install_plugin, capsys):
+    install_plugin("countplug", COUNTS_PLUGIN)
+    assert main(["plugins"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("countplug"))
+    assert row.endswith("1 estimator, 2 metrics, 1 search space")
+
+
+def test_demo_list_names_each_demo_its_plugin_and_what_it_shows_without_running_it(install_plugin, capsys):
+    install_plugin("demoplug", DEMO_PLUGIN)
+    assert main(["demo", "--list"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line for line in out.splitlines()[2:]}
+    assert rows["toy"].split(None, 2) == ["toy", "demoplug", "Halve a toy gap."]
+    assert rows["nn"].split(None, 2) == ["nn", "demoplug", "-"]  # no docstring
+    assert "skipped" not in out and "seconds" not in out  # listed, not run
+
+
+def test_demo_list_of_an_unknown_name_exits_2(capsys):
+    assert main(["demo", "--list", "no-such-demo"]) == 2
+    assert "unknown demo(s) no-such-demo" in capsys.readouterr().err
