@@ -10,18 +10,33 @@ fraction τ of the voters disagree, and puts the rest in one tier. This example
 draws the whole path of selective rankings as τ grows from 0 to 1/2, and compares
 them with Borda, Copeland and Kemeny, which always give a total order.
 
-Needs the shared data sets (``FAIRKIT_DATA``, see ``fairkit.datasets``).
+The ballots are written out below, so that the example runs without a data folder or
+a network. :func:`fairkit.datasets.fetch_nba_coach_votes` returns the same table, with
+the voters' names, from the published file (downloaded once into the data home).
 """
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from fairkit.datasets import load_nba_coach_votes
 from fairkit.metrics import abstention_rate, disagreement_rate
 from fairkit.ranking import SelectiveRanker, borda, copeland, kemeny
 
-votes = load_nba_coach_votes(as_frame=True).data
+COACHES = ["Doc Rivers", "Monty Williams", "Steve Nash", "Michael Malone", "Nate McMillan",
+           "Quin Snyder", "Tom Thibodeau"]
+# Each voter's first, second and third choice, as positions in COACHES, in the order of the
+# published file's voters.
+BALLOTS = """
+165 165 150 154 516 164 165 165 615 615 156 561 165 165 615 160 165 615 016 164 651 165 164 156
+612 651 613 651 501 165 615 615 651 610 165 610 156 561 615 651 651 516 165 163 165 165 156 651
+126 651 165 165 561 652 615 610 615 165 615 615 604 165 650 065 164 160 614 651 165 165 165 164
+615 651 651 516 651 162 163 165 561 165 615 516 615 614 164 615 165 150 165 612 614 614 651 165
+513 163 615 651
+"""
+ballots = np.array([[int(choice) for choice in ballot] for ballot in BALLOTS.split()])
+ranks = np.full((len(ballots), len(COACHES)), 4.0)  # a coach left off a ballot ties at rank 4
+np.put_along_axis(ranks, ballots, np.array([[1.0, 2.0, 3.0]]), axis=1)
+votes = pd.DataFrame(ranks, columns=COACHES, index=pd.RangeIndex(1, len(ranks) + 1, name="voter"))
 path = SelectiveRanker().path(votes)
 print(path.to_frame().T)
 

@@ -6,16 +6,9 @@ from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from sklearn.utils import Bunch
 
-from fairkit.datasets._base import fetch_file
+from fairkit.datasets._sources import fetch_data_set
 
-__all__ = ["load_friendship_network", "load_lastfm_asia"]
-
-_FRIENDSHIP_SOURCE = (
-    "the SocioPatterns high-school data (sociopatterns.org, 'High school contact and friendship "
-    "networks', Mastrandrea et al. 2015), cleaned as in "
-    "github.com/jiiwang/scalable_fair_spectral_clustering (test/friendship)")
-_LASTFM_SOURCE = ("SNAP, 'LastFM Asia Social Network' "
-                  "(snap.stanford.edu/data/feather-lastfm-social.html)")
+__all__ = ["fetch_friendship_network", "fetch_lastfm_asia"]
 
 
 def _graph(node_ids, heads, tails):
@@ -46,8 +39,9 @@ def _bunch(adjacency, frame, group_column, as_frame, descr):
                  frame=frame if as_frame else None, DESCR=descr)
 
 
-def load_friendship_network(*, data_home=None, largest_component=False, as_frame=False):
-    """Load FacebookNet: Facebook friendships among students of a French high school, with gender.
+def fetch_friendship_network(*, data_home=None, download_if_missing=True, largest_component=False,
+                             as_frame=False):
+    """Fetch FacebookNet: Facebook friendships among students of a French high school, with gender.
 
     The vertices are the 322 students of the 2013 SocioPatterns high-school study whose
     gender is known; an edge joins two students who are Facebook friends (the 1412
@@ -56,10 +50,17 @@ def load_friendship_network(*, data_home=None, largest_component=False, as_frame
     2023) keeps the largest connected component, 155 students (70 female, 85 male)
     joined by all 1412 edges: ``largest_component=True``.
 
+    The files ``graphs/friendship/group_clean.csv`` and ``friendship_clean.csv`` are read
+    from the data home; missing ones are downloaded from the s-FSC repository
+    (``jiiwang/scalable_fair_spectral_clustering`` on GitHub, folder ``test/friendship``).
+
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Folder holding ``graphs/friendship/``; ``None`` reads ``FAIRKIT_DATA``.
+        Folder holding ``graphs/friendship/``; ``None`` reads ``FAIRKIT_DATA``, else
+        ``~/fairkit_data``.
+    download_if_missing : bool, default=True
+        Download the missing files into ``data_home``; otherwise a missing file is an error.
     largest_component : bool, default=False
         Keep only the largest connected component.
     as_frame : bool, default=False
@@ -76,34 +77,29 @@ def load_friendship_network(*, data_home=None, largest_component=False, as_frame
     Raises
     ------
     DataFileError
-        If a file is missing or is not the published one.
+        If files are missing and not downloaded (the message names them all, with their
+        URLs), if a download failed, or if a file is not the published one.
 
     Examples
     --------
-    >>> from fairkit.datasets import load_friendship_network
-    >>> data = load_friendship_network(largest_component=True)  # doctest: +SKIP
+    >>> from fairkit.datasets import fetch_friendship_network
+    >>> data = fetch_friendship_network(largest_component=True)  # doctest: +SKIP
     >>> data.adjacency.shape  # doctest: +SKIP
     (155, 155)
     """
-    folder = "graphs/friendship"
-    groups_path = fetch_file(f"{folder}/group_clean.csv",
-                             "dd89bfcb1cb53d2e69f398e978093a992413bd3545717f2f8cecc923905bd822",
-                             _FRIENDSHIP_SOURCE, data_home)
-    edges_path = fetch_file(f"{folder}/friendship_clean.csv",
-                            "6eadf517fe55872ed156f9f6fb3ff1637dbdf562586d0dad564859ecb81a5035",
-                            _FRIENDSHIP_SOURCE, data_home)
-    nodes = pd.read_csv(groups_path, header=None, names=["node_id", "gender"])
+    files = fetch_data_set("friendship_network", data_home, download_if_missing)
+    nodes = pd.read_csv(files["group_clean.csv"], header=None, names=["node_id", "gender"])
     nodes["gender"] = nodes["gender"].map({0: "F", 1: "M"})
-    pairs = pd.read_csv(edges_path, header=None, names=["head", "tail", "friends"])
+    pairs = pd.read_csv(files["friendship_clean.csv"], header=None, names=["head", "tail", "friends"])
     pairs = pairs[pairs["friends"] == 1]
     adjacency = _graph(nodes["node_id"], pairs["head"], pairs["tail"])
     adjacency, keep = _restrict(adjacency, np.ones(len(nodes), dtype=bool), largest_component)
-    return _bunch(adjacency, nodes[keep], "gender", as_frame, load_friendship_network.__doc__)
+    return _bunch(adjacency, nodes[keep], "gender", as_frame, fetch_friendship_network.__doc__)
 
 
-def load_lastfm_asia(*, data_home=None, min_country_size=None, largest_component=False,
-                     as_frame=False):
-    """Load LastFM Asia: mutual followers among LastFM users of Asian countries, with their country.
+def fetch_lastfm_asia(*, data_home=None, download_if_missing=True, min_country_size=None,
+                      largest_component=False, as_frame=False):
+    """Fetch LastFM Asia: mutual followers among LastFM users of Asian countries, with their country.
 
     7,624 users and 27,806 undirected edges (Rozemberczki and Sarkar, 2020); the
     sensitive attribute is the country (18 anonymised codes). The usual fair-clustering
@@ -111,10 +107,18 @@ def load_lastfm_asia(*, data_home=None, min_country_size=None, largest_component
     users, then the largest connected component: ``min_country_size=500,
     largest_component=True`` gives 5,576 users in 6 countries joined by 19,587 edges.
 
+    The files ``graphs/lastfm_asia/lastfm_asia_edges.csv`` and ``lastfm_asia_target.csv``
+    (SNAP's) are read from the data home; missing ones are downloaded from their copy in
+    the s-FSC repository (``jiiwang/scalable_fair_spectral_clustering`` on GitHub, folder
+    ``test/lastfm``).
+
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Folder holding ``graphs/lastfm_asia/``; ``None`` reads ``FAIRKIT_DATA``.
+        Folder holding ``graphs/lastfm_asia/``; ``None`` reads ``FAIRKIT_DATA``, else
+        ``~/fairkit_data``.
+    download_if_missing : bool, default=True
+        Download the missing files into ``data_home``; otherwise a missing file is an error.
     min_country_size : int, default=None
         Drop the users of countries with fewer users than this (counted in the whole
         graph), before taking the largest component.
@@ -134,27 +138,23 @@ def load_lastfm_asia(*, data_home=None, min_country_size=None, largest_component
     Raises
     ------
     DataFileError
-        If a file is missing or is not the published one.
+        If files are missing and not downloaded (the message names them all, with their
+        URLs), if a download failed, or if a file is not the published one.
 
     Examples
     --------
-    >>> from fairkit.datasets import load_lastfm_asia
-    >>> data = load_lastfm_asia(min_country_size=500, largest_component=True)  # doctest: +SKIP
+    >>> from fairkit.datasets import fetch_lastfm_asia
+    >>> data = fetch_lastfm_asia(min_country_size=500, largest_component=True)  # doctest: +SKIP
     >>> data.adjacency.shape, len(set(data.groups))  # doctest: +SKIP
     ((5576, 5576), 6)
     """
-    folder = "graphs/lastfm_asia"
-    edges_path = fetch_file(f"{folder}/lastfm_asia_edges.csv",
-                            "548eacff61bff564ab5007831fa4a7a30e1a3956075ffd24e43310ed33555842",
-                            _LASTFM_SOURCE, data_home)
-    target_path = fetch_file(f"{folder}/lastfm_asia_target.csv",
-                             "91f19215f6eca8321feec038bd32900cf13fd4f7e041a9976cf202807c72ac16",
-                             _LASTFM_SOURCE, data_home)
-    nodes = pd.read_csv(target_path).rename(columns={"id": "node_id", "target": "country"})
+    files = fetch_data_set("lastfm_asia", data_home, download_if_missing)
+    nodes = pd.read_csv(files["lastfm_asia_target.csv"])
+    nodes = nodes.rename(columns={"id": "node_id", "target": "country"})
     nodes = nodes.sort_values("node_id", ignore_index=True)
-    edges = pd.read_csv(edges_path)
+    edges = pd.read_csv(files["lastfm_asia_edges.csv"])
     adjacency = _graph(nodes["node_id"], edges["node_1"], edges["node_2"])
     sizes = nodes["country"].map(nodes["country"].value_counts())
     keep = sizes >= (min_country_size or 0)
     adjacency, keep = _restrict(adjacency, keep, largest_component)
-    return _bunch(adjacency, nodes[keep], "country", as_frame, load_lastfm_asia.__doc__)
+    return _bunch(adjacency, nodes[keep], "country", as_frame, fetch_lastfm_asia.__doc__)

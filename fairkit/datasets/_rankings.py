@@ -9,21 +9,9 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from fairkit.datasets._base import fetch_file
+from fairkit.datasets._sources import fetch_data_set
 
-__all__ = ["load_csrankings", "load_nba_coach_votes", "load_sushi"]
-
-_SPA = "the Selective Preference Aggregation repository, https://github.com/ustunb/spa ({})"
-
-_NBA = ("ranking/nba_coach_2021_rankings.csv",
-        "017c434119a46735d262e9d4e917bcf1d41ceb9b4164a59ebd050c8087986cd7",
-        _SPA.format("data/nba_coach_2021/nba_coach_2021_rankings.csv"))
-_CSRANKINGS = ("ranking/csrankings_rankings.csv",
-               "ffff60cc8712e026c74b34f98515aeba803c00a5bf6a6696308fc1aabcb9db7e",
-               _SPA.format("data/csrankings/csrankings_rankings.csv"))
-_SUSHI = ("ranking/sushi_rankings.csv",
-          "4a592f417c9f6754478377e27035b1dd7a70a3000b9021ae6690a0c50dc99e84",
-          _SPA.format("data/sushi/sushi_rankings.csv"))
+__all__ = ["fetch_csrankings", "fetch_nba_coach_votes", "fetch_sushi"]
 
 
 def _bunch(table, as_frame, descr):
@@ -37,13 +25,13 @@ def _bunch(table, as_frame, descr):
                  DESCR=descr)
 
 
-def _read(spec, data_home):
-    path = fetch_file(*spec, data_home=data_home)
+def _read(name, data_home, download_if_missing):
+    (path,) = fetch_data_set(name, data_home, download_if_missing).values()
     return pd.read_csv(path, index_col="item_name", dtype={"item_name": str})
 
 
-def load_nba_coach_votes(*, data_home=None, as_frame=False):
-    """Load the 2020-21 NBA Coach of the Year ballots: 100 voters ranking 7 coaches.
+def fetch_nba_coach_votes(*, data_home=None, download_if_missing=True, as_frame=False):
+    """Fetch the 2020-21 NBA Coach of the Year ballots: 100 voters ranking 7 coaches.
 
     Each voter ranked three coaches (1 best); the four coaches a voter left off
     share rank 4 (a tie).
@@ -52,7 +40,10 @@ def load_nba_coach_votes(*, data_home=None, as_frame=False):
     ----------
     data_home : str or path-like, default=None
         Folder holding ``ranking/nba_coach_2021_rankings.csv``; defaults to the
-        ``FAIRKIT_DATA`` environment variable.
+        ``FAIRKIT_DATA`` environment variable, else to ``~/fairkit_data``.
+    download_if_missing : bool, default=True
+        Download the file into ``data_home`` when it is missing (from the SPA repository,
+        ``ustunb/spa`` on GitHub); otherwise a missing file is an error.
     as_frame : bool, default=False
         Return ``data`` as a DataFrame (judges as rows, coaches as columns).
 
@@ -65,27 +56,31 @@ def load_nba_coach_votes(*, data_home=None, as_frame=False):
     Raises
     ------
     fairkit.datasets.DataFileError
-        If the file is missing or is not the published file.
+        If the file is missing and not downloaded (the message gives its URL), if its
+        download failed, or if it is not the published file.
 
     Examples
     --------
-    >>> from fairkit.datasets import load_nba_coach_votes
-    >>> load_nba_coach_votes().data.shape  # doctest: +SKIP
+    >>> from fairkit.datasets import fetch_nba_coach_votes
+    >>> fetch_nba_coach_votes().data.shape  # doctest: +SKIP
     (100, 7)
     """
-    return _bunch(_read(_NBA, data_home), as_frame,
+    return _bunch(_read("nba_coach_votes", data_home, download_if_missing), as_frame,
                   "NBA Coach of the Year 2020-21: 100 voters' top-3 ballots over 7 coaches; "
                   "unranked coaches share rank 4. Ranks: smaller is better.")
 
 
-def load_csrankings(*, data_home=None, as_frame=False):
-    """Load CSRankings: 5 AI sub-areas ranking 175 institutions by research output.
+def fetch_csrankings(*, data_home=None, download_if_missing=True, as_frame=False):
+    """Fetch CSRankings: 5 AI sub-areas ranking 175 institutions by research output.
 
     Parameters
     ----------
     data_home : str or path-like, default=None
         Folder holding ``ranking/csrankings_rankings.csv``; defaults to the
-        ``FAIRKIT_DATA`` environment variable.
+        ``FAIRKIT_DATA`` environment variable, else to ``~/fairkit_data``.
+    download_if_missing : bool, default=True
+        Download the file into ``data_home`` when it is missing (from the SPA repository,
+        ``ustunb/spa`` on GitHub); otherwise a missing file is an error.
     as_frame : bool, default=False
         Return ``data`` as a DataFrame (sub-areas as rows, institutions as columns).
 
@@ -99,21 +94,22 @@ def load_csrankings(*, data_home=None, as_frame=False):
     Raises
     ------
     fairkit.datasets.DataFileError
-        If the file is missing or is not the published file.
+        If the file is missing and not downloaded (the message gives its URL), if its
+        download failed, or if it is not the published file.
 
     Examples
     --------
-    >>> from fairkit.datasets import load_csrankings
-    >>> load_csrankings().data.shape  # doctest: +SKIP
+    >>> from fairkit.datasets import fetch_csrankings
+    >>> fetch_csrankings().data.shape  # doctest: +SKIP
     (5, 175)
     """
-    return _bunch(_read(_CSRANKINGS, data_home), as_frame,
+    return _bunch(_read("csrankings", data_home, download_if_missing), as_frame,
                   "CSRankings: 5 AI sub-areas (judges) ranking 175 institutions (items). "
                   "Ranks: smaller is better.")
 
 
-def load_sushi(*, data_home=None, as_frame=False):
-    """Load the SUSHI preference data (Kamishima 2003): 5,000 complete rankings of 10 sushi.
+def fetch_sushi(*, data_home=None, download_if_missing=True, as_frame=False):
+    """Fetch the SUSHI preference data (Kamishima 2003): 5,000 complete rankings of 10 sushi.
 
     The published file is in *order* format, whatever its row labels say: column
     ``j`` lists judge ``j``'s items from most to least preferred, as item ids 0-9
@@ -126,7 +122,10 @@ def load_sushi(*, data_home=None, as_frame=False):
     ----------
     data_home : str or path-like, default=None
         Folder holding ``ranking/sushi_rankings.csv``; defaults to the
-        ``FAIRKIT_DATA`` environment variable.
+        ``FAIRKIT_DATA`` environment variable, else to ``~/fairkit_data``.
+    download_if_missing : bool, default=True
+        Download the file into ``data_home`` when it is missing (from the SPA repository,
+        ``ustunb/spa`` on GitHub); otherwise a missing file is an error.
     as_frame : bool, default=False
         Return ``data`` as a DataFrame (judges as rows, sushi as columns).
 
@@ -139,15 +138,16 @@ def load_sushi(*, data_home=None, as_frame=False):
     Raises
     ------
     fairkit.datasets.DataFileError
-        If the file is missing or is not the published file.
+        If the file is missing and not downloaded (the message gives its URL), if its
+        download failed, or if it is not the published file.
 
     Examples
     --------
-    >>> from fairkit.datasets import load_sushi
-    >>> load_sushi().data.shape  # doctest: +SKIP
+    >>> from fairkit.datasets import fetch_sushi
+    >>> fetch_sushi().data.shape  # doctest: +SKIP
     (5000, 10)
     """
-    orders = _read(_SUSHI, data_home)
+    orders = _read("sushi", data_home, download_if_missing)
     ids = orders.to_numpy()  # ids[position, judge]
     ranks = np.empty_like(ids)
     np.put_along_axis(ranks, ids, np.arange(1, len(ids) + 1)[:, None], axis=0)

@@ -1,7 +1,8 @@
 """Loaders of the classic tabular fairness data sets: Adult, COMPAS, Communities and Crime.
 
-Each reads the published files from the data home (``data_home=`` or ``FAIRKIT_DATA``),
-checks their SHA-256 and applies the usual cleaning, all with vectorized pandas.
+Each takes the published files from the data home (``data_home=`` or ``FAIRKIT_DATA``),
+downloading the missing ones (see ``_sources.py`` for their URLs), checks their SHA-256 and
+applies the usual cleaning, all with vectorized pandas.
 """
 
 import re
@@ -10,31 +11,9 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from fairkit.datasets._base import fetch_file
+from fairkit.datasets._sources import fetch_data_set
 
-__all__ = ["load_adult", "load_communities", "load_compas"]
-
-_ADULT_SOURCE = "the UCI Machine Learning Repository, https://archive.ics.uci.edu/dataset/2/adult"
-_COMPAS_SOURCE = ("ProPublica's compas-analysis repository, "
-                  "https://github.com/propublica/compas-analysis")
-_COMMUNITIES_SOURCE = ("the UCI Machine Learning Repository, "
-                       "https://archive.ics.uci.edu/dataset/183/communities+and+crime")
-
-_SHA256 = {
-    "adult/adult.data": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
-    "adult/adult.names": "c248284c0b5de30c9e1958d6cdd168a34a654758b620e68f46aefa83fc0a576a",
-    "adult/adult.test": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
-    "compas/compas-scores-two-years.csv":
-        "c451db85908b2f7fef1d83203bedf6b71ecda0d5af468d82ae62178f91d0cc7d",
-    "communities/communities.data":
-        "09e0b5c07eae24c1efab19b2edee05e160e7f5743b6f31e31eec3d73624da2ea",
-    "communities/communities.names":
-        "f71e9049d2a8efe566e41be59cae27c84282a8d9d5c4bce4861490227f42c429",
-}
-
-
-def _fetch(relative_path, source, data_home):
-    return fetch_file(relative_path, _SHA256[relative_path], source, data_home)
+__all__ = ["fetch_adult", "fetch_communities", "fetch_compas"]
 
 
 def _bunch(frame, target, sensitive_columns, as_frame, descr, **extra):
@@ -69,11 +48,13 @@ def _adult_schema(names_path):
             for name, values in attributes}
 
 
-def load_adult(*, subset="all", data_home=None, as_frame=False):
-    """Load the UCI Adult (Census Income) data set: does income exceed $50K a year?
+def fetch_adult(*, subset="all", data_home=None, download_if_missing=True, as_frame=False):
+    """Fetch the UCI Adult (Census Income) data set: does income exceed $50K a year?
 
-    Reads the original UCI files ``adult/adult.data`` (training part, 32,561 rows)
-    and ``adult/adult.test`` (test part, 16,281 rows) and cleans them as usual:
+    Reads the original UCI files ``adult/adult.data`` (training part, 32,561 rows),
+    ``adult/adult.test`` (test part, 16,281 rows) and ``adult/adult.names`` from the data
+    home, downloading the missing ones from
+    ``https://archive.ics.uci.edu/ml/machine-learning-databases/adult/``, and cleans them as usual:
     spaces after commas are dropped, ``?`` is a missing value (NaN), the first line
     of ``adult.test`` (``|1x3 Cross validator``) is skipped and the trailing ``.``
     of its labels removed. Rows with missing values are kept. The categories of
@@ -85,7 +66,9 @@ def load_adult(*, subset="all", data_home=None, as_frame=False):
     subset : {"all", "train", "test"}, default="all"
         Both parts (48,842 rows, training part first), or one of them.
     data_home : str or path-like, default=None
-        Folder holding ``adult/``; ``None`` uses ``FAIRKIT_DATA``.
+        Folder holding ``adult/``; ``None`` uses ``FAIRKIT_DATA``, else ``~/fairkit_data``.
+    download_if_missing : bool, default=True
+        Download the missing files into ``data_home``; otherwise a missing file is an error.
     as_frame : bool, default=False
         Return pandas objects (categorical columns of dtype ``category``).
 
@@ -101,22 +84,24 @@ def load_adult(*, subset="all", data_home=None, as_frame=False):
     Raises
     ------
     DataFileError
-        If a file is missing (the message says where to download it) or altered.
+        If files are missing and not downloaded (the message names them all, with their
+        URLs), if a download failed (naming its URL), or if a file is altered.
 
     Examples
     --------
-    >>> from fairkit.datasets import load_adult
-    >>> adult = load_adult(subset="test", as_frame=True)  # doctest: +SKIP
+    >>> from fairkit.datasets import fetch_adult
+    >>> adult = fetch_adult(subset="test", as_frame=True)  # doctest: +SKIP
     >>> adult.data.shape, adult.target.mean().round(3)  # doctest: +SKIP
     ((16281, 14), np.float64(0.236))
     """
     parts = {"all": ["adult.data", "adult.test"], "train": ["adult.data"], "test": ["adult.test"]}
     if subset not in parts:
         raise ValueError(f"subset must be 'all', 'train' or 'test', got {subset!r}.")
-    schema = _adult_schema(_fetch("adult/adult.names", _ADULT_SOURCE, data_home))
+    files = fetch_data_set("adult", data_home, download_if_missing)
+    schema = _adult_schema(files["adult.names"])
     categories = {name: pd.CategoricalDtype(sorted(values)) for name, values in schema.items()
                   if values is not None}
-    frame = pd.concat([_read_adult_part(_fetch(f"adult/{name}", _ADULT_SOURCE, data_home),
+    frame = pd.concat([_read_adult_part(files[name],
                                         schema, categories, skiprows=int(name == "adult.test"))
                        for name in parts[subset]], ignore_index=True)
     target = frame.pop("income").isin([">50K", ">50K."]).astype(np.int64)
@@ -130,6 +115,7 @@ Adult (Census Income), UCI Machine Learning Repository (Becker & Kohavi 1996).
 Target: income above $50K a year (1) or not (0). Sensitive features: sex, race.
 '?' marks missing values (workclass, occupation, native-country); rows are kept.
 Source: https://archive.ics.uci.edu/dataset/2/adult
+(files from https://archive.ics.uci.edu/ml/machine-learning-databases/adult/)
 """
 
 
@@ -150,10 +136,12 @@ _COMPAS_FEATURES = ["sex", "age", "age_cat", "race", "juv_fel_count", "juv_misd_
                     "juv_other_count", "priors_count", "c_charge_degree"]
 
 
-def load_compas(*, data_home=None, as_frame=False):
-    """Load ProPublica's COMPAS two-year recidivism data (Broward County, 2013-2014).
+def fetch_compas(*, data_home=None, download_if_missing=True, as_frame=False):
+    """Fetch ProPublica's COMPAS two-year recidivism data (Broward County, 2013-2014).
 
-    Reads ``compas/compas-scores-two-years.csv`` (7,214 rows) and applies
+    Reads ``compas/compas-scores-two-years.csv`` (7,214 rows) from the data home,
+    downloading it from ProPublica's ``compas-analysis`` repository on GitHub when
+    it is missing, and applies
     ProPublica's filter, leaving 6,172 rows: the COMPAS screening within 30 days of
     the arrest (``|days_b_screening_arrest| <= 30``), a known recidivism outcome
     (``is_recid != -1``), no ordinary traffic offence (``c_charge_degree != "O"``)
@@ -168,7 +156,9 @@ def load_compas(*, data_home=None, as_frame=False):
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Folder holding ``compas/``; ``None`` uses ``FAIRKIT_DATA``.
+        Folder holding ``compas/``; ``None`` uses ``FAIRKIT_DATA``, else ``~/fairkit_data``.
+    download_if_missing : bool, default=True
+        Download the file into ``data_home`` when it is missing; otherwise that is an error.
     as_frame : bool, default=False
         Return pandas objects (categorical columns of dtype ``category``).
 
@@ -185,17 +175,18 @@ def load_compas(*, data_home=None, as_frame=False):
     Raises
     ------
     DataFileError
-        If the file is missing (the message says where to download it) or altered.
+        If the file is missing and not downloaded (the message gives its URL), if its
+        download failed, or if it is altered.
 
     Examples
     --------
-    >>> from fairkit.datasets import load_compas
-    >>> compas = load_compas(as_frame=True)  # doctest: +SKIP
+    >>> from fairkit.datasets import fetch_compas
+    >>> compas = fetch_compas(as_frame=True)  # doctest: +SKIP
     >>> compas.data.shape, compas.sensitive.columns.tolist()  # doctest: +SKIP
     ((6172, 9), ['race', 'sex'])
     """
-    raw = pd.read_csv(_fetch("compas/compas-scores-two-years.csv", _COMPAS_SOURCE, data_home),
-                      keep_default_na=False, na_values=[""])
+    files = fetch_data_set("compas", data_home, download_if_missing)
+    raw = pd.read_csv(files["compas-scores-two-years.csv"], keep_default_na=False, na_values=[""])
     keep = (raw["days_b_screening_arrest"].between(-30, 30) & (raw["is_recid"] != -1)
             & (raw["c_charge_degree"] != "O") & (raw["score_text"] != "N/A"))
     raw = raw.loc[keep].reset_index(drop=True)
@@ -221,11 +212,13 @@ _COMMUNITIES_NOT_PREDICTIVE = ["state", "county", "community", "communityname", 
 _COMMUNITIES_RACE = ["racepctblack", "racePctWhite", "racePctAsian", "racePctHisp"]
 
 
-def load_communities(*, data_home=None, as_frame=False):
-    """Load the UCI Communities and Crime data set (1,994 US communities).
+def fetch_communities(*, data_home=None, download_if_missing=True, as_frame=False):
+    """Fetch the UCI Communities and Crime data set (1,994 US communities).
 
     Reads ``communities/communities.data`` with the column names declared in
-    ``communities/communities.names``; ``?`` is a missing value (NaN, kept: 22
+    ``communities/communities.names`` from the data home, downloading the missing files
+    from ``https://archive.ics.uci.edu/ml/machine-learning-databases/communities/``;
+    ``?`` is a missing value (NaN, kept: 22
     police-related columns miss most values, ``OtherPerCap`` one). The five
     columns the ``.names`` file calls non-predictive (``state, county, community,
     communityname, fold``) are dropped, leaving 122 features, all normalised to
@@ -239,7 +232,9 @@ def load_communities(*, data_home=None, as_frame=False):
     Parameters
     ----------
     data_home : str or path-like, default=None
-        Folder holding ``communities/``; ``None`` uses ``FAIRKIT_DATA``.
+        Folder holding ``communities/``; ``None`` uses ``FAIRKIT_DATA``, else ``~/fairkit_data``.
+    download_if_missing : bool, default=True
+        Download the missing files into ``data_home``; otherwise a missing file is an error.
     as_frame : bool, default=False
         Return pandas objects.
 
@@ -253,20 +248,20 @@ def load_communities(*, data_home=None, as_frame=False):
     Raises
     ------
     DataFileError
-        If a file is missing (the message says where to download it) or altered.
+        If files are missing and not downloaded (the message names them all, with their
+        URLs), if a download failed (naming its URL), or if a file is altered.
 
     Examples
     --------
-    >>> from fairkit.datasets import load_communities
-    >>> communities = load_communities()  # doctest: +SKIP
+    >>> from fairkit.datasets import fetch_communities
+    >>> communities = fetch_communities()  # doctest: +SKIP
     >>> communities.data.shape, communities.sensitive.shape  # doctest: +SKIP
     ((1994, 122), (1994, 4))
     """
-    names_text = _fetch("communities/communities.names", _COMMUNITIES_SOURCE,
-                        data_home).read_text(encoding="latin-1")
+    files = fetch_data_set("communities", data_home, download_if_missing)
+    names_text = files["communities.names"].read_text(encoding="latin-1")
     columns = re.findall(r"^@attribute (\S+) \S+", names_text, flags=re.MULTILINE)
-    frame = pd.read_csv(_fetch("communities/communities.data", _COMMUNITIES_SOURCE, data_home),
-                        header=None, names=columns, na_values="?")
+    frame = pd.read_csv(files["communities.data"], header=None, names=columns, na_values="?")
     frame = frame.drop(columns=_COMMUNITIES_NOT_PREDICTIVE)
     target = frame.pop("ViolentCrimesPerPop")
     return _bunch(frame, target, _COMMUNITIES_RACE, as_frame, _COMMUNITIES_DESCR)
@@ -279,4 +274,5 @@ from the 1990 LEMAS survey, crime data from the 1995 FBI UCR. 122 predictive fea
 normalised to [0, 1]; '?' marks missing values. Target: ViolentCrimesPerPop.
 Sensitive features: racepctblack, racePctWhite, racePctAsian, racePctHisp.
 Source: https://archive.ics.uci.edu/dataset/183/communities+and+crime
+(files from https://archive.ics.uci.edu/ml/machine-learning-databases/communities/)
 """

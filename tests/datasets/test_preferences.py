@@ -1,18 +1,22 @@
 """Mallows preference profiles (against the exact model probabilities) and the ranking loaders."""
 
+import ast
 import itertools
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from fairkit.datasets import (
     DataFileError,
-    load_csrankings,
-    load_nba_coach_votes,
-    load_sushi,
+    fetch_csrankings,
+    fetch_nba_coach_votes,
+    fetch_sushi,
     make_preference_profiles,
 )
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plot_selective_ranking.py"
 
 
 def kendall_distance(ranks, center):
@@ -74,25 +78,25 @@ def test_bad_parameters(params, message):
 
 @pytest.mark.data
 def test_nba_ballots_are_judges_by_coaches(data_home):
-    votes = load_nba_coach_votes(data_home=data_home)
+    votes = fetch_nba_coach_votes(data_home=data_home)
     assert votes.data.shape == (100, 7) and len(votes.judge_names) == 100
     first_place = dict(zip(votes.item_names, (votes.data == 1).sum(axis=0), strict=True))
     assert max(first_place, key=first_place.get) == "Monty Williams"
     assert ((votes.data == 4).sum(axis=1) == 4).all()  # four coaches left off each ballot
-    frame = load_nba_coach_votes(data_home=data_home, as_frame=True).data
+    frame = fetch_nba_coach_votes(data_home=data_home, as_frame=True).data
     assert list(frame.columns) == list(votes.item_names) and frame.index.name == "judge"
 
 
 @pytest.mark.data
 def test_csrankings_are_areas_by_institutions(data_home):
-    ranks = load_csrankings(data_home=data_home)
+    ranks = fetch_csrankings(data_home=data_home)
     assert ranks.data.shape == (5, 175)
     assert ranks.item_names[np.argmin(ranks.data.sum(axis=0))] == "CMU"
 
 
 @pytest.mark.data
 def test_sushi_orders_become_ranks(data_home):
-    sushi = load_sushi(data_home=data_home)
+    sushi = fetch_sushi(data_home=data_home)
     assert sushi.data.shape == (5000, 10)
     assert (np.sort(sushi.data, axis=1) == np.arange(1, 11)).all()
     mean_rank = dict(zip(sushi.item_names, sushi.data.mean(axis=0), strict=True))
@@ -102,11 +106,25 @@ def test_sushi_orders_become_ranks(data_home):
 
 def test_missing_or_altered_files_raise(tmp_path, data_home):
     with pytest.raises(DataFileError, match="github.com/ustunb/spa"):
-        load_nba_coach_votes(data_home=tmp_path)
+        fetch_nba_coach_votes(data_home=tmp_path, download_if_missing=False)
     (tmp_path / "ranking").mkdir()
     target = tmp_path / "ranking" / "nba_coach_2021_rankings.csv"
     shutil.copy(data_home / "ranking" / "nba_coach_2021_rankings.csv", target)
     with target.open("a") as f:
         f.write("\n")
     with pytest.raises(DataFileError, match="SHA-256"):
-        load_nba_coach_votes(data_home=tmp_path)
+        fetch_nba_coach_votes(data_home=tmp_path)
+
+
+@pytest.mark.data
+def test_the_selective_ranking_example_writes_out_the_published_ballots(data_home):
+    # The gallery example runs without data: its ballots must be those of the published file.
+    constants = {node.targets[0].id: ast.literal_eval(node.value)
+                 for node in ast.parse(EXAMPLE.read_text()).body
+                 if isinstance(node, ast.Assign)
+                 and getattr(node.targets[0], "id", None) in {"COACHES", "BALLOTS"}}
+    votes = fetch_nba_coach_votes(data_home=data_home, download_if_missing=False)
+    assert constants["COACHES"] == list(votes.item_names)
+    published = ["".join(str(int(np.flatnonzero(ranks == place)[0])) for place in (1, 2, 3))
+                 for ranks in votes.data]
+    assert constants["BALLOTS"].split() == published
