@@ -3,6 +3,9 @@
 ``python -m benchmarks run [NAME ...] [--quick]``
     run ``benchmarks/bench_NAME.py`` for the named benchmarks (default: all), each in its
     own process (so that its peak memory is its own), then rebuild ``benchmarks/README.md``.
+    A ``--quick`` run writes its results and report to the scratch folder
+    ``benchmarks/quick/`` instead, leaving the committed ones as they are;
+    ``FAIRKIT_BENCH_RESULTS=DIR`` sends the results files to ``DIR`` (no report is rebuilt).
 ``python -m benchmarks report``
     rebuild ``benchmarks/README.md`` and its plots from ``benchmarks/results/*.json``.
 ``python -m benchmarks list``
@@ -17,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks._common import results_dir
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -29,21 +34,22 @@ def run_one(name, *, quick=False, bench_dir=HERE):
     """Run one benchmark as ``python -m <package>.bench_NAME [--quick]``; return (exit code, seconds).
 
     Its output goes straight to the terminal. On success the runner records how it ran
-    (``quick``, the command, the wall time) under ``"run"`` in ``results/NAME.json``.
+    (``quick``, the command, the wall time) under ``"run"`` in its results file
+    (``results_dir(quick)/NAME.json``).
     """
     bench_dir = Path(bench_dir)
     command = [sys.executable, "-m", f"{bench_dir.name}.bench_{name}", *(["--quick"] if quick else [])]
     start = time.perf_counter()
     code = subprocess.run(command, cwd=bench_dir.parent).returncode
     seconds = time.perf_counter() - start
-    path = Path(os.environ.get("FAIRKIT_BENCH_RESULTS", bench_dir / "results")) / f"{name}.json"
+    path = results_dir(quick, bench_dir) / f"{name}.json"
     if code == 0 and path.is_file():
         results = json.loads(path.read_text())
         results["run"] = {"quick": quick, "seconds": round(seconds, 1),
                           "command": f"python -m benchmarks run {name}{' --quick' if quick else ''}"}
         path.write_text(json.dumps(results, indent=2) + "\n")
     elif code == 0:
-        print(f"benchmark {name} wrote no {path.relative_to(bench_dir.parent)}", file=sys.stderr)
+        print(f"benchmark {name} wrote no {path}", file=sys.stderr)
         code = 1
     return code, seconds
 
@@ -59,10 +65,12 @@ def run(names=None, *, quick=False, bench_dir=HERE, report=True):
               f"in {seconds:.1f} s", flush=True)
         if code != 0:
             failed.append(name)
-    if report:
+    if report and os.environ.get("FAIRKIT_BENCH_RESULTS"):
+        print(f"report not rebuilt: the results are in FAIRKIT_BENCH_RESULTS={results_dir(quick, bench_dir)}")
+    elif report:
         from benchmarks._report import write_report
 
-        print(f"wrote {write_report(bench_dir)}")
+        print(f"wrote {write_report(results_dir(quick, bench_dir).parent)}")
     return failed
 
 
@@ -72,8 +80,9 @@ def main(argv=None, bench_dir=HERE):
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run benchmarks and rebuild the report")
     run_parser.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run (default: all)")
-    run_parser.add_argument("--quick", action="store_true", help="small sizes: a smoke test of minutes")
-    run_parser.add_argument("--no-report", action="store_true", help="do not rebuild benchmarks/README.md")
+    run_parser.add_argument("--quick", action="store_true",
+                            help="small sizes: a smoke test of minutes, written to benchmarks/quick/")
+    run_parser.add_argument("--no-report", action="store_true", help="do not rebuild the report (README.md)")
     commands.add_parser("report", help="rebuild benchmarks/README.md from the results files")
     commands.add_parser("list", help="list the benchmarks")
     args = parser.parse_args(argv)

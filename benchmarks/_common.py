@@ -2,9 +2,10 @@
 
 A benchmark module ``benchmarks/bench_NAME.py`` defines ``run(quick=False) -> dict`` and
 ends with ``if __name__ == "__main__": main(NAME, run)``; its results go to
-``benchmarks/results/NAME.json`` (or to the folder named by ``FAIRKIT_BENCH_RESULTS``,
-as CI's smoke run does so as not to overwrite the committed results). Speed claims are
-ratios against a peer measured in the same run on the same data.
+``results_dir(quick)/NAME.json``: the committed ``benchmarks/results/`` for a full run, the
+scratch folder ``benchmarks/quick/results/`` (ignored by git) for a ``--quick`` one, or the
+folder named by ``FAIRKIT_BENCH_RESULTS`` when it is set. Speed claims are ratios against a
+peer measured in the same run on the same data.
 """
 
 import argparse
@@ -19,7 +20,7 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-RESULTS = Path(os.environ.get("FAIRKIT_BENCH_RESULTS", Path(__file__).resolve().parent / "results"))
+BENCH_DIR = Path(__file__).resolve().parent
 #: The packages whose versions every results file records.
 DEFAULT_PACKAGES = ("fairkit", "numpy", "scipy", "scikit-learn")
 
@@ -76,10 +77,22 @@ def machine_info(packages=DEFAULT_PACKAGES):
     }
 
 
-def write_results(name, payload, packages=DEFAULT_PACKAGES):
-    """Write ``payload`` with machine info to ``benchmarks/results/NAME.json``; return the path."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
+def results_dir(quick, bench_dir=BENCH_DIR):
+    """The folder of a run's results files.
+
+    ``FAIRKIT_BENCH_RESULTS`` when it is set; otherwise ``bench_dir/results`` (the committed
+    results) for a full run and ``bench_dir/quick/results`` (a scratch folder) for a quick
+    run, so that a smoke test never overwrites the measured figures.
+    """
+    if os.environ.get("FAIRKIT_BENCH_RESULTS"):
+        return Path(os.environ["FAIRKIT_BENCH_RESULTS"])
+    return (bench_dir / "quick" if quick else bench_dir) / "results"
+
+
+def write_results(name, payload, folder, packages=DEFAULT_PACKAGES):
+    """Write ``payload`` with machine info to ``folder/NAME.json``; return the path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
     path.write_text(json.dumps({"benchmark": name, "machine": machine_info(packages), **payload},
                                indent=2, default=float) + "\n")
     return path
@@ -90,5 +103,5 @@ def main(name, run, packages=DEFAULT_PACKAGES):
     parser = argparse.ArgumentParser(description=f"Run the {name} benchmark.")
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     args = parser.parse_args()
-    path = write_results(name, run(quick=args.quick), packages)
+    path = write_results(name, run(quick=args.quick), results_dir(args.quick), packages)
     print(f"wrote {path}")

@@ -52,21 +52,34 @@ def test_discover_lists_bench_modules(bench_dir):
     assert discover(bench_dir) == ["fake"]
 
 
-def test_run_writes_results_and_rebuilds_the_report(bench_dir):
+def test_a_quick_run_writes_results_and_report_to_the_scratch_folder_only(bench_dir):
     assert main(["run", "fake", "--quick"], bench_dir=bench_dir) == 0
-    results = json.loads((bench_dir / "results" / "fake.json").read_text())
+    scratch = bench_dir / "quick"
+    results = json.loads((scratch / "results" / "fake.json").read_text())
     assert results["benchmark"] == "fake" and results["quick_sizes"] is True
     assert results["run"]["quick"] is True
     assert results["run"]["command"] == "python -m benchmarks run fake --quick"
     assert "python" in results["machine"] and len(results["records"]) == 4
-    readme = (bench_dir / "README.md").read_text()
+    readme = (scratch / "README.md").read_text()
     assert "## fake" in readme and "QUICK RUN" in readme
+    # the committed results, report and plots are not touched
+    assert not any((bench_dir / name).exists() for name in ("results", "README.md", "plots"))
     assert "| method | n_samples | seconds |" in readme and "| peer | 1000 | 1 |" in readme
     assert "| fairkit | 0.81 |" in readme  # nested dict of scalars
     assert "| peer | n_samples | speedup | accuracy.fairkit |" in readme  # nested dicts in records
-    plots = sorted(path.name for path in (bench_dir / "plots").glob("*.png"))
+    plots = sorted(path.name for path in (scratch / "plots").glob("*.png"))
     assert plots == ["fake-ratios-speedup.png", "fake-records-n-samples.png"]
     assert all(f"(plots/{name})" in readme for name in plots)
+
+
+def test_a_full_run_writes_the_committed_results_and_report(bench_dir):
+    (bench_dir / "quick" / "results").mkdir(parents=True)
+    (bench_dir / "quick" / "results" / "fake.json").write_text("{}")  # an earlier quick run's
+    assert main(["run", "fake"], bench_dir=bench_dir) == 0
+    assert json.loads((bench_dir / "results" / "fake.json").read_text())["run"]["quick"] is False
+    readme = (bench_dir / "README.md").read_text()
+    assert "QUICK RUN" not in readme and "| fairkit | 10000 | 1 |" in readme
+    assert (bench_dir / "quick" / "results" / "fake.json").read_text() == "{}"
 
 
 def test_report_alone_rebuilds_from_results(bench_dir):
@@ -80,17 +93,19 @@ def test_report_alone_rebuilds_from_results(bench_dir):
 def test_failing_benchmark_is_reported_and_the_others_still_run(bench_dir, capsys):
     (bench_dir / "bench_broken.py").write_text(BROKEN)
     assert main(["run", "--quick", "--no-report"], bench_dir=bench_dir) == 1
-    assert (bench_dir / "results" / "fake.json").is_file()
+    assert (bench_dir / "quick" / "results" / "fake.json").is_file()
     captured = capsys.readouterr()
     assert "failed: broken" in captured.err and "fake: done" in captured.out
 
 
-def test_results_folder_can_be_redirected(bench_dir, tmp_path, monkeypatch):
+def test_results_folder_can_be_redirected(bench_dir, tmp_path, monkeypatch, capsys):
     elsewhere = tmp_path / "scratch" / "results"
     monkeypatch.setenv("FAIRKIT_BENCH_RESULTS", str(elsewhere))
-    assert main(["run", "fake", "--quick", "--no-report"], bench_dir=bench_dir) == 0
-    assert json.loads((elsewhere / "fake.json").read_text())["run"]["quick"] is True
-    assert not (bench_dir / "results").exists()
+    assert main(["run", "fake"], bench_dir=bench_dir) == 0
+    assert json.loads((elsewhere / "fake.json").read_text())["run"]["quick"] is False
+    out = capsys.readouterr().out
+    assert f"report not rebuilt: the results are in FAIRKIT_BENCH_RESULTS={elsewhere}" in out
+    assert not any((bench_dir / name).exists() for name in ("results", "quick", "README.md", "plots"))
 
 
 def test_unknown_benchmark_exits_2(bench_dir, capsys):
