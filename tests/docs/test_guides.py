@@ -1,0 +1,86 @@
+"""The guides' code (literalincluded from docs/) runs as written and shows what the guides say it shows."""
+
+import os
+import runpy
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import sklearn
+
+ROOT = Path(__file__).resolve().parents[2]
+CODE = ROOT / "docs" / "user_guide" / "code"
+PLUGIN_EXAMPLE = ROOT / "docs" / "plugin_example"
+
+
+def _run(script):
+    try:
+        return runpy.run_path(str(CODE / script), run_name="__main__")
+    finally:
+        sklearn.set_config(enable_metadata_routing=False)
+
+
+def test_fairicp_search_routes_the_attributes_to_fit_and_the_scorer(capsys):
+    pytest.importorskip("torch")
+    namespace = _run("fairicp_search.py")
+    search = namespace["search"]
+    results = search.cv_results_
+    # the refit chooses the fairest mu by KPC, which FairICP lowers at some cost in accuracy
+    assert search.best_params_ == {"fairicpclassifier__mu": 0.9}
+    kpc_plain, kpc_fair = -results["mean_test_kpc"]
+    assert kpc_fair < kpc_plain / 2
+    assert results["mean_test_accuracy"][1] > 0.6
+    out = capsys.readouterr().out
+    assert "mu=0.0: accuracy" in out and "chosen {'fairicpclassifier__mu': 0.9}; test accuracy" in out
+
+
+def test_fairicp_on_a_continuous_attribute_is_scored_with_kpc_and_the_test():
+    pytest.importorskip("torch")
+    results = _run("fairicp_continuous.py")["results"]
+    plain, fair = results[0.0], results[0.9]
+    assert plain["pvalue"] < 0.05  # the test rejects equalized odds for the plain network
+    assert fair["kpc"] < plain["kpc"] / 2 and fair["pvalue"] > plain["pvalue"]
+    assert fair["accuracy"] > plain["accuracy"] - 0.05
+
+
+SETTINGS_TESTS = '''
+import warnings
+
+import pytest
+from fairkit_reweighing import ReweighingClassifier
+
+from fairkit.exceptions import FairkitPluginWarning, FairkitWarning
+
+
+def test_fit_without_sensitive_features():
+    ReweighingClassifier().fit([[0.0], [1.0]], [0, 1])
+
+
+def test_the_warning_can_still_be_tested():
+    with pytest.warns(FairkitWarning, match="no sensitive features"):
+        ReweighingClassifier().fit([[0.0], [1.0]], [0, 1])
+
+
+def test_a_skipped_plugin_is_an_error():
+    with pytest.raises(FairkitPluginWarning):
+        warnings.warn("fairkit plugin 'mine' skipped", FairkitPluginWarning)
+
+
+def test_another_warning_is_an_error():
+    with pytest.raises(RuntimeWarning):
+        warnings.warn("overflow", RuntimeWarning)
+'''
+
+
+def test_the_plugin_guides_test_settings_ignore_only_fairkit_warning(tmp_path):
+    # pytest itself reads the settings (the last matching filter wins), as in the author's package
+    (tmp_path / "test_settings.py").write_text(textwrap.dedent(SETTINGS_TESTS))
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c",
+               str(PLUGIN_EXAMPLE / "pyproject.toml"), "--rootdir", str(tmp_path), "test_settings.py"]
+    run = subprocess.run(command,
+                         capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(PLUGIN_EXAMPLE / "src")})
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "4 passed" in run.stdout
