@@ -18,6 +18,23 @@ def data_home():
     return home
 
 
+@pytest.fixture(autouse=True)
+def _no_download_from_outside(monkeypatch):
+    """Make a test fail if it tries to download from anywhere but this machine (loopback servers)."""
+    import urllib.parse
+    import urllib.request
+
+    urlopen = urllib.request.urlopen
+
+    def loopback_only(url, *args, **kwargs):
+        host = urllib.parse.urlsplit(getattr(url, "full_url", url)).hostname
+        if host not in {"127.0.0.1", "localhost"}:
+            raise AssertionError(f"a test tried to download {url} from outside the machine")
+        return urlopen(url, *args, **kwargs)
+
+    monkeypatch.setattr(urllib.request, "urlopen", loopback_only)
+
+
 @pytest.fixture
 def install_plugin(tmp_path, monkeypatch):
     """Install plugin distributions into a fresh site directory, as pip would.

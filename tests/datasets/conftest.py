@@ -1,38 +1,20 @@
-"""Downloads in the data-set tests: from a loopback HTTP server only, never from outside the machine.
+"""Downloads in the data-set tests: from a loopback HTTP server only.
 
 The ``file_server`` fixture serves a temporary folder over HTTP on 127.0.0.1 from a thread;
 ``serve_data_set`` copies a data set's reference files into it and points the data set's
 URLs at it, the documented way (replacing its entry of ``fairkit.datasets._sources.DATA_SETS``).
-Any other download a test attempts fails.
+Any other download a test attempts fails (``tests/conftest.py``).
 """
 
 import functools
 import http.server
 import shutil
 import threading
-import urllib.parse
-import urllib.request
 from types import SimpleNamespace
 
 import pytest
 
 from fairkit.datasets._sources import DATA_SETS
-
-LOOPBACK = {"127.0.0.1", "localhost"}
-
-
-@pytest.fixture(autouse=True)
-def _no_download_from_outside(monkeypatch):
-    """Make a test fail if it tries to download from anywhere but this machine."""
-    urlopen = urllib.request.urlopen
-
-    def loopback_only(url, *args, **kwargs):
-        host = urllib.parse.urlsplit(getattr(url, "full_url", url)).hostname
-        if host not in LOOPBACK:
-            raise AssertionError(f"a test tried to download {url} from outside the machine")
-        return urlopen(url, *args, **kwargs)
-
-    monkeypatch.setattr(urllib.request, "urlopen", loopback_only)
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
