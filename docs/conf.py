@@ -1,9 +1,11 @@
 """Sphinx configuration of fairkit's documentation.
 
-The build never needs the network: intersphinx inventories are read from local
-copies when there are any (see ``docs/_ext/fairkit_docs.py``) and left out otherwise,
-and the gallery executes the examples within a time budget taken from
-``FAIRKIT_GALLERY_BUDGET`` (seconds; unset runs every example, ``0`` runs none).
+The build never needs the network nor a data folder: intersphinx inventories are read
+from local copies when there are any (see ``docs/_ext/fairkit_docs.py``) and left out
+otherwise, no gallery example reads a public data set (CI builds with ``FAIRKIT_DATA``
+naming a folder that does not exist, and fails if the build creates it), and the gallery
+executes the examples within a time budget taken from ``FAIRKIT_GALLERY_BUDGET`` (seconds;
+unset runs every example, ``0`` runs none).
 """
 
 import os
