@@ -32,7 +32,7 @@ def fairkit_datasets():
     from fairkit import datasets
 
     return {name: getattr(datasets, name) for name in datasets.__all__
-            if name.startswith(("load_", "make_"))}
+            if name.startswith(("fetch_", "make_"))}  # the load_* names are the same functions
 
 
 @hookimpl

@@ -7,6 +7,7 @@ import pytest
 
 from fairkit.datasets import DataFileError
 from fairkit_deliberation import QUESTIONS, load_deliberation
+from fairkit_deliberation._datasets import URLS
 
 
 @pytest.mark.parametrize("session", sorted(QUESTIONS))
@@ -29,9 +30,25 @@ def test_question_by_id_and_as_frame(data_home):
     assert list(frame.index) == list(array.participant_ids)
 
 
-def test_missing_file_names_the_source(tmp_path):
-    with pytest.raises(DataFileError, match="akonya/polarized-issues-data"):
-        load_deliberation("right_to_assemble", 0, data_home=tmp_path)
+def test_missing_file_names_its_url(tmp_path):
+    with pytest.raises(DataFileError, match="raw.githubusercontent.com/akonya/polarized-issues-data/"
+                                            "b2c7e14.*/Right%20to%20assemble/probs/03b44855"):
+        load_deliberation("right_to_assemble", 0, data_home=tmp_path, download_if_missing=False)
+
+
+def test_a_missing_file_is_downloaded_from_its_session_folder(data_home, tmp_path, monkeypatch):
+    # the repository's folder stands in as a local folder (file:// URL): nothing leaves the machine
+    question_id = list(QUESTIONS["campus_protests"])[1]
+    served = tmp_path / "served"
+    served.mkdir()
+    name = f"{question_id}_probs.json"
+    shutil.copyfile(data_home / "deliberation" / "campus_protests" / "probs" / name, served / name)
+    monkeypatch.setitem(URLS, "campus_protests", served.as_uri() + "/")
+    home = tmp_path / "home"
+    data = load_deliberation("campus_protests", 1, data_home=home)
+    assert (home / "deliberation" / "campus_protests" / "probs" / name).is_file()
+    np.testing.assert_array_equal(data.probs, load_deliberation("campus_protests", 1,
+                                                                data_home=data_home).probs)
 
 
 def test_altered_file_fails_the_checksum(data_home, tmp_path):

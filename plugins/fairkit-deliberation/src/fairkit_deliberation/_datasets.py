@@ -9,6 +9,13 @@ from sklearn.utils import Bunch
 from fairkit.datasets import fetch_file
 
 SOURCE = "https://github.com/akonya/polarized-issues-data (folder <session>/probs/, CC BY 4.0)"
+#: Each session's folder of question files in that repository, at a pinned commit.
+URLS = {
+    "campus_protests": "https://raw.githubusercontent.com/akonya/polarized-issues-data/"
+                       "b2c7e1487aeb05f36b0d998628f11ecc70f334e6/Campus%20protests/probs/",
+    "right_to_assemble": "https://raw.githubusercontent.com/akonya/polarized-issues-data/"
+                         "b2c7e1487aeb05f36b0d998628f11ecc70f334e6/Right%20to%20assemble/probs/",
+}
 
 #: The question files of each session this loader knows, with their SHA-256.
 QUESTIONS = {
@@ -42,7 +49,8 @@ def _question_id(session, question):
     return question
 
 
-def load_deliberation(session="campus_protests", question=0, *, data_home=None, as_frame=False):
+def load_deliberation(session="campus_protests", question=0, *, data_home=None, as_frame=False,
+                      download_if_missing=True):
     """Load one question of a Remesh deliberation session: participants × comments.
 
     Each file holds, for every participant and every comment ("thought") written
@@ -54,7 +62,8 @@ def load_deliberation(session="campus_protests", question=0, *, data_home=None, 
     The files come from the ``akonya/polarized-issues-data`` repository
     (Remesh collective dialogues, CC BY 4.0) and are read from
     ``<data_home>/deliberation/<session>/probs/<question id>_probs.json`` after a
-    checksum check; nothing is downloaded.
+    checksum check; a missing file is downloaded there from the repository (at a pinned
+    commit, see ``URLS``) unless ``download_if_missing=False``.
 
     Parameters
     ----------
@@ -68,6 +77,9 @@ def load_deliberation(session="campus_protests", question=0, *, data_home=None, 
     as_frame : bool, default=False
         Return ``probs`` as a DataFrame indexed by participant id, one column per
         comment id.
+    download_if_missing : bool, default=True
+        Download a missing file (atomically, checked against its SHA-256); ``False``
+        raises instead.
 
     Returns
     -------
@@ -79,7 +91,7 @@ def load_deliberation(session="campus_protests", question=0, *, data_home=None, 
     Raises
     ------
     fairkit.datasets.DataFileError
-        If the file is missing or is not the published one.
+        If the file is missing (and not downloaded) or is not the published one.
 
     Examples
     --------
@@ -90,7 +102,9 @@ def load_deliberation(session="campus_protests", question=0, *, data_home=None, 
     """
     question_id = _question_id(session, question)
     path = fetch_file(f"deliberation/{session}/probs/{question_id}_probs.json",
-                      QUESTIONS[session][question_id], SOURCE, data_home)
+                      QUESTIONS[session][question_id], SOURCE, data_home,
+                      url=f"{URLS[session]}{question_id}_probs.json",
+                      download_if_missing=download_if_missing)
     with open(path, encoding="utf-8") as f:
         raw = json.load(f)
     probs = np.asarray(raw["probs_matrix"], dtype=float)
