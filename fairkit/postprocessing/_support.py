@@ -63,7 +63,7 @@ def group_support(scores, codes, weights, groups, constraint, fitted_rates, labe
     for name in CONSTRAINED_RATES[constraint]:
         mass, squares = total(weights * shares[name]), total(weights ** 2 * shares[name])
         effective = mass ** 2 / squares  # positive: a group without support was refused earlier
-        rate = np.asarray(fitted_rates[name], dtype=float)
+        rate = np.clip(np.asarray(fitted_rates[name], dtype=float), 0.0, 1.0)  # an LP's rate may be 1 + 1e-16
         columns[f"{name}_effective_size"] = effective
         columns[f"{name}_sd"] = np.sqrt(rate * (1.0 - rate) / effective)
     if isinstance(groups[0], tuple):

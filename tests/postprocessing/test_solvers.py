@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
@@ -189,6 +189,8 @@ def _randomized_bands(scores, codes, decision):
 
 @settings(max_examples=50, deadline=None)
 @given(instance=instances(max_groups=3, max_size=6), delta=st.one_of(st.just(0.0), st.floats(0.01, 0.5)))
+@example(instance=(np.array([0, 0, 0.25, 0, 0, 0, 0.9, 0, 0.1]), np.array([0, 0, 0, 1, 1, 1, 1, 2, 2]),
+                   np.array([1, 1, 1, 1, 1, 0.5, 3, 1, 0.5])), delta=0.0)  # a rate of 1 + 2e-16 (found in CI)
 def test_equalized_odds_is_the_best_monotone_rule(plugin, instance, delta):
     scores, codes, weights = instance
     assume(_valid(scores, codes, "equal_opportunity") and _valid(scores, codes, "predictive_equality"))
