@@ -457,29 +457,31 @@ def _factorize(values):
 
 
 def _factorize_rows(frame):
-    """Code each row by its combination of values; return the codes and one label per code.
+    """Code each row by its combination of values.
 
     Columns are factorized one at a time and their codes combined, so that no
     Python object is made per sample. Codes follow the sorted order of the labels.
+    Returns the codes, one label per code, and each column's number of distinct values.
     """
-    codes = np.zeros(len(frame), dtype=np.intp)
+    codes, n_values = None, []
     for _, column in frame.items():
         column_codes = _factorize(column)
-        codes = _factorize(codes * (column_codes.max() + 1) + column_codes)
+        n_values.append(int(column_codes.max()) + 1)
+        codes = column_codes if codes is None else _factorize(codes * n_values[-1] + column_codes)
     first = np.unique(codes, return_index=True)[1]
     rows = frame.iloc[first]
     labels = np.empty(len(first), dtype=object)
     labels[:] = rows.iloc[:, 0].tolist() if frame.shape[1] == 1 else list(
         rows.itertuples(index=False, name=None))
-    return codes.astype(np.intp), labels
+    return codes.astype(np.intp), labels, pd.Series(n_values, index=frame.columns)
 
 
-def _warn_if_continuous(frame):
-    counts = frame.nunique()
-    limit = max(2, min(MAX_CATEGORIES, len(frame) / 2))
+def _warn_if_continuous(counts, n_samples):
+    """Warn about the columns whose number of distinct values (``counts``) says they are continuous."""
+    limit = max(2, min(MAX_CATEGORIES, n_samples / 2))
     many = counts[counts > limit]
     if len(many):
-        where = ", ".join(f"{col!r} ({count} distinct values in {len(frame)} samples)"
+        where = ", ".join(f"{col!r} ({count} distinct values in {n_samples} samples)"
                           for col, count in many.items())
         warnings.warn(f"sensitive_features column {where} looks continuous: each distinct value "
                       "becomes a group, most of them tiny, and group metrics computed on them are "
@@ -528,10 +530,10 @@ def encode_groups(frame, groups=None, *, categorical=True):
     >>> [tuple(g) for g in groups], codes.tolist()
     ([('F', 1), ('F', 2), ('M', 1)], [0, 2, 1])
     """
-    codes, labels = _factorize_rows(frame)
+    codes, labels, n_values = _factorize_rows(frame)
     if groups is None:
         if categorical:
-            _warn_if_continuous(frame)
+            _warn_if_continuous(n_values, len(frame))
         return labels, codes
     n_columns = len(groups[0]) if isinstance(groups[0], tuple) else 1
     if frame.shape[1] != n_columns:
