@@ -70,6 +70,13 @@ def test_column_names_given_as_sensitive_features_point_to_sensitive_cols(estima
     assert fitted_attributes(estimator) == []
 
 
+def test_column_names_are_pointed_to_sensitive_cols_before_a_string_column_is_named():
+    # A string column and its name given as sensitive_features: the slip is the name, not the column.
+    X, y, sex = frame_data(RandomizedFairBOC())
+    with pytest.raises(ValueError, match="holds column names of X.*sensitive_cols=\\['sex'\\]"):
+        RandomizedFairBOC().fit(X.assign(sex=sex), y, sensitive_features=["sex"])
+
+
 @pytest.mark.parametrize("estimator", TAKE_SENSITIVE, ids=IDS)
 def test_empty_X_is_named(estimator):
     X, y, _ = _data(estimator)

@@ -295,8 +295,6 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__} thresholds a classifier's scores, but estimator is "
                              f"{type(self._template()).__name__}, not a classifier. Give a classifier with "
                              "predict_proba or decision_function (e.g. LogisticRegression).")
-        if self.estimator is None:  # the default LogisticRegression sees X as it is: it needs numbers
-            check_numeric_features(self, X)
         y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
         check_consistent_length(X, y)  # a prefit estimator never sees y, so it cannot catch this
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
@@ -305,6 +303,8 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if y_type != "binary":
             raise ValueError(f"Only binary classification is supported. The type of the target is {y_type}.")
         groups, codes = fit_groups(self, X, sensitive_features)
+        if self.estimator is None:  # the default LogisticRegression sees X as it is: it needs numbers
+            check_numeric_features(self, X)
         weights = _check_sample_weight(sample_weight, np.empty(len(codes)), ensure_non_negative=True)
         estimator = self._fit_estimator(X, y, sensitive_features, sample_weight, fit_params)
         classes = np.asarray(estimator.classes_)
