@@ -378,22 +378,29 @@ def _score(y_true, y_pred, groups, metrics, notes, model, random_state, bar):
     return overall, by_group
 
 
+#: The rates whose noise a group's table shows, each with the count it is a share of.
+_RATE_COUNTS = (("selection_rate", "count"), ("true_positive_rate", "count_positive"),
+                ("false_positive_rate", "count_negative"))
+
+
 def _noise_sd(summary):
     """Each group's largest sampling SD, on these test rows, of its selection, true positive and false
-    positive rates under a rule with the pooled rates (the noise that a gap must beat)."""
-    sds = []
-    for rate, count in (("selection_rate", "count"), ("true_positive_rate", "count_positive"),
-                        ("false_positive_rate", "count_negative")):
-        pooled = np.average(summary[rate].fillna(0), weights=summary[count])
-        with np.errstate(divide="ignore"):
-            sds.append(np.sqrt(pooled * (1 - pooled) / summary[count].to_numpy(dtype=float)))
-    return pd.Series(np.nanmax(np.where(np.isinf(sds), np.nan, sds), axis=0), index=summary.index)
+    positive rates under a rule with the pooled rates (the noise that a gap must beat); a rate of no
+    rows (a group without positives has no true positive rate) has none."""
+    sds = np.full((len(_RATE_COUNTS), len(summary)), np.nan)
+    for sd, (rate, count) in zip(sds, _RATE_COUNTS, strict=True):
+        n = summary[count].to_numpy(dtype=float)
+        counted = n > 0
+        if counted.any():
+            pooled = np.average(summary[rate].to_numpy(dtype=float)[counted], weights=n[counted])
+            sd[counted] = np.sqrt(pooled * (1 - pooled) / n[counted])
+    return pd.Series(np.nanmax(sds, axis=0), index=summary.index)
 
 
 def _flag_small_groups(by_group, tolerance, notes):
     """Add each group's noise SD to its table; note the groups whose SD exceeds ``tolerance``."""
     for model, summary in by_group.items():
-        if not {"count", "count_positive", "count_negative", "selection_rate"} <= set(summary.columns):
+        if not {column for pair in _RATE_COUNTS for column in pair} <= set(summary.columns):
             continue
         summary["noise_sd"] = _noise_sd(summary)
         small = summary[summary["noise_sd"] > tolerance]

@@ -135,6 +135,24 @@ def test_groups_too_small_for_the_tolerance_are_named(synthetic_frame):
     assert {"selection_rate_low", "selection_rate_high"} <= set(table.columns)
 
 
+@pytest.mark.parametrize("random_state", [0, 2])  # test rows: a group without positives; no positives
+def test_the_noise_sd_of_a_group_without_positives_leaves_out_its_true_positive_rate(random_state):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=400), "group": rng.choice(["a", "b"], 400)})
+    frame["y"] = (np.arange(400) < 2).astype(int)  # two positives
+    table = audit(frame, target="y", sensitive="group", methods=[], metrics=["group_summary"],
+                  random_state=random_state).by_group["baseline"]
+    without = table[table["count_positive"] == 0]
+    assert len(without) and np.isfinite(table["noise_sd"]).all()
+
+    def sd(rate, count):  # under the pooled rate
+        pooled = np.average(table[rate], weights=table[count])
+        return np.sqrt(pooled * (1 - pooled) / without[count])
+
+    np.testing.assert_allclose(without["noise_sd"], np.maximum(sd("selection_rate", "count"),
+                                                               sd("false_positive_rate", "count_negative")))
+
+
 def test_tolerance_must_be_a_fraction(synthetic_csv, capsys):
     assert "--tolerance must be between 0 and 1, got 1.5" in _bad(
         [str(synthetic_csv), "--target", "income", "--positive-label", ">50K", "--sensitive", "sex",
