@@ -109,10 +109,6 @@ class OneClassifier(ClassifierMixin, BaseEstimator):
         return self
 
 
-class TwoClassifier(OneClassifier):
-    pass
-
-
 @hookimpl
 def fairkit_estimators():
     return [OneClassifier]
