@@ -374,13 +374,19 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _decision(self, scores, codes):
         """Probability that the rule predicts the positive class: each group's mixture of threshold rules."""
         n_rules = 1 + max(len(self.mixture_[g]) for g in self.groups_)
-        weight, threshold, tie = np.zeros((3, len(self.groups_), n_rules))
+        weight, threshold, tie = np.zeros((3, n_rules, len(self.groups_)))  # rule slot x group
         for a, g in enumerate(self.groups_):
             rest = self.mixture_[g]
             rules = [(1.0 - sum(w for w, _, _ in rest), self.thresholds_[g], self.randomization_[g]), *rest]
-            weight[a, :len(rules)], threshold[a, :len(rules)], tie[a, :len(rules)] = np.array(rules).T
-        s, t = scores[:, None], threshold[codes]
-        return np.sum(weight[codes] * np.where(s > t, 1.0, np.where(s == t, tie[codes], 0.0)), axis=1)
+            weight[:len(rules), a], threshold[:len(rules), a], tie[:len(rules), a] = zip(*rules, strict=True)
+        decision = np.zeros(len(scores))
+        for w, t, p in zip(weight, threshold, tie, strict=True):  # one pass per slot (at most 3), O(n) each
+            t = t[codes]
+            step = (scores > t).astype(float)
+            at = scores == t
+            step[at] = p[codes[at]]
+            decision += w[codes] * step
+        return decision
 
     def _decision_on(self, X, sensitive_features):
         check_is_fitted(self)
