@@ -56,13 +56,17 @@ def group_support(scores, codes, weights, groups, constraint, fitted_rates, labe
 
     columns = {"weight": total(weights), "expected_positives": total(weights * scores),
                "expected_negatives": total(weights * (1.0 - scores))}
-    positive = scores if labels is None else labels
     if labels is not None:
         columns["positives"], columns["negatives"] = total(weights * labels), total(weights * (1.0 - labels))
-    shares = {"selection_rate": 1.0, "true_positive_rate": positive, "false_positive_rate": 1.0 - positive}
+    # per rate: each sample's share in the samples it conditions on, and the column summing w * share
+    positive, counted = (scores, "expected_") if labels is None else (labels, "")
+    conditions = {"selection_rate": (1.0, "weight"),
+                  "true_positive_rate": (positive, f"{counted}positives"),
+                  "false_positive_rate": (1.0 - positive, f"{counted}negatives")}
+    squared = weights ** 2
     for name in CONSTRAINED_RATES[constraint]:
-        mass, squares = total(weights * shares[name]), total(weights ** 2 * shares[name])
-        effective = mass ** 2 / squares  # positive: a group without support was refused earlier
+        share, mass = conditions[name]
+        effective = columns[mass] ** 2 / total(squared * share)  # > 0: groups without support were refused
         rate = np.clip(np.asarray(fitted_rates[name], dtype=float), 0.0, 1.0)  # an LP's rate may be 1 + 1e-16
         columns[f"{name}_effective_size"] = effective
         columns[f"{name}_sd"] = np.sqrt(rate * (1.0 - rate) / effective)
