@@ -70,7 +70,7 @@ def _measure(name, y_true, y_pred, sensitive_features, sample_weight, pos_label,
     value = float(definition.compute(cells, **params))
     if ci is None:
         return value
-    return Estimate(value, *metric_interval(name, data, ci, **params))
+    return Estimate(value, *metric_interval(name, cells, data.cells(power=2), ci, **params))
 
 
 # ---------------------------------------------------------------------------------------------

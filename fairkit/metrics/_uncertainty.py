@@ -40,7 +40,7 @@ from fairkit.utils._random import local_generator
 
 __all__ = ["Estimate", "fairness_floor"]
 
-# Entries of the (draws x samples) arrays held at once when samples are resampled one by one.
+# Entries of the (draws x samples) arrays held at once when the fair rule decides every sample.
 _BLOCK_ENTRIES = 1 << 22
 
 
@@ -64,46 +64,37 @@ def _equal_weights(weights):
     return bool(np.all(weights == weights[0]))
 
 
-def _blocks(n_draws, n_samples):
-    """Consecutive slices of draws whose (draws x samples) arrays hold at most _BLOCK_ENTRIES."""
-    size = max(1, _BLOCK_ENTRIES // n_samples)
-    return [slice(start, min(start + size, n_draws)) for start in range(0, n_draws, size)]
-
-
-def _cells_of(codes, cell, weights, n_groups):
-    """(draws, n_groups, 4) weighted counts: ``cell`` of shape (draws, n) holds each draw's cells;
-    ``codes`` and ``weights`` are of the same shape, or of shape (n,) when every draw shares them."""
-    n_draws = cell.shape[0]
-    flat = (np.arange(n_draws)[:, None] * n_groups + codes) * 4 + cell
-    return np.bincount(flat.ravel(), np.broadcast_to(weights, flat.shape).ravel(),
-                       minlength=n_draws * n_groups * 4).reshape(n_draws, n_groups, 4)
-
-
-def fair_rule_cells(data, uses_y_true, n_draws, rng):
+def fair_rule_cells(data, n_draws, rng):
     """Cells of ``n_draws`` decisions of an exactly fair rule, shape (n_draws, n_groups, 4).
 
     Each sample is decided 1 independently with the pooled rate of its label: the pooled
-    true positive rate for positives and false positive rate for negatives when the
-    metric uses ``y_true``; otherwise the pooled selection rate (every sample counts as a
-    negative). Group sizes and label counts stay those observed.
+    true positive rate for positives and false positive rate for negatives (a metric that
+    ignores ``y_true`` counts every sample as a negative, so this is the pooled selection
+    rate). Group sizes and label counts stay those observed.
     """
     pooled = data.cells().sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         p_positive = np.nan_to_num(pooled[TP] / (pooled[TP] + pooled[FN]))
         p_negative = np.nan_to_num(pooled[FP] / (pooled[FP] + pooled[TN]))
-    is_positive = (data.cell == TP) | (data.cell == FN)
     if _equal_weights(data.weights):
-        n_positive = np.bincount(data.codes, is_positive, minlength=data.n_groups).astype(np.int64)
-        n_negative = np.bincount(data.codes, minlength=data.n_groups) - n_positive
+        counts = data.cells(power=0).astype(np.int64)
+        n_positive, n_negative = counts[:, TP] + counts[:, FN], counts[:, FP] + counts[:, TN]
         tp = rng.binomial(n_positive, p_positive, size=(n_draws, data.n_groups))
         fp = rng.binomial(n_negative, p_negative, size=(n_draws, data.n_groups))
         return np.stack([tp, n_positive - tp, fp, n_negative - fp], axis=-1) * data.weights[0]
+    # every sample is drawn, in blocks of draws whose (draws x samples) arrays hold _BLOCK_ENTRIES
+    is_positive = (data.cell == TP) | (data.cell == FN)
     chance = np.where(is_positive, p_positive, p_negative)
-    out = np.empty((n_draws, data.n_groups, 4))
-    for block in _blocks(n_draws, len(chance)):
-        decided = rng.random((block.stop - block.start, len(chance))) < chance
+    n_samples, n_groups = len(chance), data.n_groups
+    per_block = max(1, _BLOCK_ENTRIES // n_samples)
+    out = np.empty((n_draws, n_groups, 4))
+    for start in range(0, n_draws, per_block):
+        decided = rng.random((min(per_block, n_draws - start), n_samples)) < chance
         cell = np.where(is_positive, np.where(decided, TP, FN), np.where(decided, FP, TN))
-        out[block] = _cells_of(data.codes, cell, data.weights, data.n_groups)
+        n_block = len(decided)
+        flat = (np.arange(n_block)[:, None] * n_groups + data.codes) * 4 + cell
+        out[start:start + n_block] = np.bincount(flat.ravel(), np.tile(data.weights, n_block),
+                                                 minlength=n_block * n_groups * 4).reshape(-1, n_groups, 4)
     return out
 
 
@@ -183,10 +174,13 @@ def rate_intervals(cells, squares, name, level):
     return low, high, total
 
 
-def metric_interval(name, data, ci, **params):
-    """An interval holding the metric's population value with probability at least ``ci``."""
+def metric_interval(name, cells, squares, ci, **params):
+    """An interval holding the metric's population value with probability at least ``ci``.
+
+    ``cells`` and ``squares`` are ``data.cells()`` and ``data.cells(power=2)`` of the samples'
+    :class:`~fairkit.metrics._confusion.Confusion`.
+    """
     check_level(ci, "ci")
-    cells, squares = data.cells(), data.cells(power=2)
     rates = DEFINITIONS[name].rates
     n_defined = sum(int((~np.isnan(rate(cells, r))).sum()) for r in rates)
     if n_defined == 0:
@@ -270,8 +264,7 @@ def fairness_floor(metric, y_true, y_pred, *, sensitive_features, pos_label=None
     cells = data.cells()
     warn_undefined(definition, cells, data.groups)
     observed = float(definition.compute(cells, **params))
-    draws = definition.compute(fair_rule_cells(data, definition.uses_y_true, n_draws,
-                                               local_generator(random_state)), **params)
+    draws = definition.compute(fair_rule_cells(data, n_draws, local_generator(random_state)), **params)
     defined = draws[~np.isnan(draws)]
     if definition.greater_is_fairer:
         level, as_unfair = 1 - quantile, defined <= observed

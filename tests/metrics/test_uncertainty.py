@@ -164,7 +164,7 @@ def test_floor_of_error_rates_keeps_the_label_counts(metric):
     rng = np.random.default_rng(3)
     y_true, y_pred, group = sample(rng, [100, 300], [0.4, 0.4])
     data = confusion(y_true, y_pred, group, None, None, uses_y_true=True)
-    draws = fair_rule_cells(data, True, 50, np.random.default_rng(0))
+    draws = fair_rule_cells(data, 50, np.random.default_rng(0))
     observed = data.cells()
     np.testing.assert_array_equal(draws[..., 0] + draws[..., 1], np.broadcast_to(
         observed[:, 0] + observed[:, 1], draws.shape[:2]))  # positives per group
@@ -189,8 +189,8 @@ def test_fair_rule_draws_with_weights_agree_with_the_binomial_shortcut():
     shortcut = confusion(y_true, y_pred, group, None, None, uses_y_true=True)
     by_sample = confusion(y_true, y_pred, group, 1 + 1e-9 * rng.random(group.size), None,
                           uses_y_true=True)
-    fast = fair_rule_cells(shortcut, True, 20_000, np.random.default_rng(0))
-    slow = fair_rule_cells(by_sample, True, 20_000, np.random.default_rng(1))
+    fast = fair_rule_cells(shortcut, 20_000, np.random.default_rng(0))
+    slow = fair_rule_cells(by_sample, 20_000, np.random.default_rng(1))
     np.testing.assert_allclose(fast.mean(axis=0), slow.mean(axis=0), rtol=0.02, atol=0.05)
     np.testing.assert_allclose(fast.std(axis=0), slow.std(axis=0), rtol=0.05, atol=0.05)
     np.testing.assert_allclose(slow.sum(axis=-1), np.broadcast_to(by_sample.cells().sum(-1),
