@@ -3,8 +3,8 @@
 A metric of a binary classifier's decisions across groups depends on the data only through
 the (weighted) counts of true positives, false negatives, false positives and true
 negatives of each group: a ``(..., n_groups, 4)`` array of "cells". The definitions below
-take such arrays with any leading axes, so that one function gives the observed value,
-each bootstrap draw's and each fair-rule draw's, without a loop over draws.
+take such arrays with any leading axes, so that one function gives the observed value and
+each fair-rule draw's (:func:`fairkit.metrics.fairness_floor`), without a loop over draws.
 """
 
 import warnings
@@ -101,9 +101,10 @@ def label_values(y, name, *, fix=THRESHOLD_THEM):
     if missing.any():
         raise ValueError(f"{name} holds missing values (NaN or None) in {int(pd.isna(y).sum())} rows; "
                          "drop those samples or fill them.")
-    fractional = [v for v in values if isinstance(v, float | np.floating) and not float(v).is_integer()]
-    if fractional:
-        raise ValueError(f"{name} holds non-integer values such as {fractional[0]!r}: probabilities or "
+    fractional = next((v for v in values if isinstance(v, float | np.floating) and not float(v).is_integer()),
+                      None)
+    if fractional is not None:
+        raise ValueError(f"{name} holds non-integer values such as {fractional!r}: probabilities or "
                          f"scores, not labels. {fix}")
     return values
 
@@ -265,6 +266,7 @@ DEFINITIONS = {
     "equalized_odds_deviation": Definition(_equalized_odds_deviation, True,
                                            ("true_positive_rate", "false_positive_rate")),
 }
+
 
 def warn_undefined(definition, cells, groups):
     """Warn about each group whose rate is undefined; it is left out of the metric."""
