@@ -16,21 +16,6 @@ from sklearn.utils import check_array
 __all__ = ["coverage", "is_justified"]
 
 
-def approval_matrix(values, approval_threshold=0.5):
-    """Return the users' approvals as a sparse CSR matrix of 0/1 ``int64``.
-
-    ``values`` is an already validated 2-D array or sparse matrix; entries
-    strictly above ``approval_threshold`` (which is ``>= 0``, so implicit zeros of a
-    sparse matrix never approve) count as approvals.
-    """
-    if sparse.issparse(values):
-        approved = sparse.csr_matrix(values > approval_threshold)
-    else:
-        approved = sparse.csr_matrix(np.asarray(values) > approval_threshold)
-    approved.eliminate_zeros()
-    return approved.astype(np.int64)
-
-
 def uncovered_support(approvals, selection):
     """For each comment, the number of its approvers who approve nothing in ``selection``."""
     covered = np.asarray(approvals[:, selection].sum(axis=1)).ravel() > 0
@@ -43,7 +28,7 @@ def violates_quota(support, n_users, k):
 
 
 def check_approvals(approvals, approval_threshold=0.5, *, input_name="approvals"):
-    """Validate approval values and return them as :func:`approval_matrix` does.
+    """Validate approval values and return the users' approvals as a sparse 0/1 matrix.
 
     Approval values are non-negative (0/1 votes, agreement probabilities): a negative
     value (a -1 vote for "disagree", negated approvals) would silently approve nothing,
@@ -54,7 +39,8 @@ def check_approvals(approvals, approval_threshold=0.5, *, input_name="approvals"
     approvals : {array-like, sparse matrix} of shape (n_users, n_comments)
         The approval values.
     approval_threshold : float, default=0.5
-        Values strictly above it count as approvals; must be ``>= 0``.
+        Values strictly above it count as approvals; must be ``>= 0`` (so implicit
+        zeros of a sparse matrix never approve).
     input_name : str, default="approvals"
         The argument's name in error messages.
 
@@ -73,7 +59,9 @@ def check_approvals(approvals, approval_threshold=0.5, *, input_name="approvals"
             f"{smallest:g}), but approval values are non-negative (0/1 votes, agreement probabilities) "
             f"and a negative one would approve nothing without a word. Map them to that scale first: "
             f"for votes of -1 (disagree), 0 (pass) and 1 (agree), use ({input_name} > 0).astype(int).")
-    return approval_matrix(values, approval_threshold)
+    approved = sparse.csr_matrix(values > approval_threshold)
+    approved.eliminate_zeros()
+    return approved.astype(np.int64)
 
 
 def _check_selection(selection, n_comments):

@@ -23,7 +23,7 @@ def justifying_set(approvals, k, scores, allowed=None):
     Parameters
     ----------
     approvals : sparse matrix of shape (n_users, n_comments)
-        0/1 approvals (see :func:`~fairkit_deliberation._approvals.approval_matrix`).
+        0/1 approvals (see :func:`~fairkit_deliberation._approvals.check_approvals`).
     k : int
         The number of slots, which sets the quota ``n_users / k``.
     scores : ndarray of shape (n_comments,)
