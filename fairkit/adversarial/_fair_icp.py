@@ -136,7 +136,6 @@ class _BaseFairICP(BaseEstimator):
         hidden = _check_layer_sizes("hidden_layer_sizes", self.hidden_layer_sizes)
         discriminator_hidden = _check_layer_sizes("discriminator_hidden", self.discriminator_hidden)
         torch_side = _torch_side()
-        torch_side.check_device(self.device)
         groups, _ = fit_groups(self, X, sensitive_features, categorical=False)  # warns if there are none
         frame = resolve_sensitive_features(self, X, sensitive_features)
         X_net, y = self._validate_fit_data(X, y)
@@ -165,6 +164,7 @@ class _BaseFairICP(BaseEstimator):
         net_params = self.net_params or {}
         net = torch_side.AdversarialNet(**{**defaults, **net_params})
         torch_side.check_net_params(net, net_params)  # before the density model and training
+        torch_side.check_device(net.device)  # device, or net_params' "device" when it overrides it
         rng = local_random_state(self.random_state)
         density_seed, sampler_seed, torch_seed = rng.randint(np.iinfo(np.int32).max, size=3)
         if mu > 0:

@@ -316,6 +316,16 @@ def test_a_device_torch_cannot_use_is_refused_when_fit_starts(device):
     assert not any(key.endswith("_") and not key.startswith("_") for key in vars(model))
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a torch that cannot use CUDA")
+def test_a_device_set_through_net_params_is_checked_too():
+    # Before: torch's AssertionError ("Torch not compiled with CUDA enabled") once training started
+    X, y, a = proxy_classification(60, 0)
+    model = FairICPClassifier(**FAST, net_params={"device": "cuda"})
+    with pytest.raises(ValueError, match="device='cuda' cannot be used by this torch"):
+        model.fit(X, y, sensitive_features=a)
+    assert not any(key.endswith("_") and not key.startswith("_") for key in vars(model))
+
+
 def test_regressor_names_y_when_it_holds_strings():
     X, y, a = proxy_regression(60, 0)
     model = FairICPRegressor(**FAST)
