@@ -61,9 +61,10 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     ``Σᵢ wᵢ [fᵢ sᵢ + (1 − fᵢ)(1 − sᵢ)] / Σᵢ wᵢ`` over ``f ∈ [0, 1]ⁿ`` subject to
     ``|rate_a − rate_b| ≤ tolerance`` for every pair of groups, by an O(n log n)
     sweep over the groups' concave gain curves (:ref:`user guide <fair_boc>`). Under
-    demographic parity, equal opportunity and predictive equality at most K − 1 blocks
-    of tied fit scores (K groups) get a fractional decision; ``n_randomized_`` counts
-    the fit samples that do.
+    demographic parity, equal opportunity and predictive equality with plug-in rates
+    at most K − 1 blocks of tied fit scores (K groups) get a fractional decision (with
+    ``rates="empirical"``, at most K − 1 bands of scores); ``n_randomized_`` counts the
+    fit samples that do.
 
     Parameters
     ----------
@@ -324,9 +325,10 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                                  f"(its classes_ are {classes.tolist()}); rates='empirical' counts the "
                                  "rates from y, so y must use the estimator's classes.")
             labels = (y[keep] == classes[1]).astype(float)
-        rules, rates = self._solve(scores[keep], codes[keep], weights[keep], groups, labels)
-        support = group_support(scores[keep], codes[keep], weights[keep], groups, self.constraint,
-                                _rates_by_name(self.constraint, rates), labels)
+        fit_data = scores[keep], codes[keep], weights[keep]
+        rules, rates = self._solve(*fit_data, groups, labels)
+        support = group_support(*fit_data, groups, self.constraint, _rates_by_name(self.constraint, rates),
+                                labels)
 
         validate_data(self, X, skip_check_array=True)
         self.estimator_, self.classes_, self.groups_ = estimator, classes, groups
