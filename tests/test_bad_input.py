@@ -132,6 +132,21 @@ def test_a_continuous_sensitive_feature_warns_where_groups_are_categories(estima
         fit(estimator, X, y, sensitive_features=age)
 
 
+@pytest.mark.parametrize("estimator", TAKE_SENSITIVE, ids=IDS)
+def test_the_sensitive_feature_warnings_of_fit_point_at_the_caller(estimator):
+    # Before: at scikit-learn's fit wrapper (no sensitive features) or at fairkit's own fit (a
+    # continuous column), so Python's default filter showed each once per session.
+    X, y, _ = frame_data(estimator)
+    age = pd.Series(18 + np.arange(len(X)) * 31 // len(X), index=X.index, name="age")
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        fit(sklearn.clone(estimator), X, y)
+        fit(sklearn.clone(estimator), X, y, sensitive_features=age)  # FairICP takes it as continuous
+    ours = [w for w in record if "got no sensitive" in str(w.message) or "looks continuous" in str(w.message)]
+    assert any("got no sensitive" in str(w.message) for w in ours)
+    assert {w.filename for w in ours} == {__file__}
+
+
 @pytest.mark.parametrize("cls", [FairICPClassifier, FairICPRegressor])
 def test_fairicp_takes_a_continuous_attribute_without_that_warning(cls):
     estimator = cls(max_epochs=1, icp_sweeps=1, random_state=0)

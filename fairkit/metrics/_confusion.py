@@ -7,7 +7,6 @@ take such arrays with any leading axes, so that one function gives the observed 
 each fair-rule draw's (:func:`fairkit.metrics.fairness_floor`), without a loop over draws.
 """
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -16,6 +15,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import column_or_1d
 from sklearn.utils.validation import _check_sample_weight
 
+from fairkit.utils._warnings import warn_user
 from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 
 TP, FN, FP, TN = range(4)  # the cells, along the last axis
@@ -273,6 +273,6 @@ def warn_undefined(definition, cells, groups):
     for name in definition.rates:
         undefined = np.isnan(rate(cells, name))
         if undefined.any():
-            warnings.warn(f"The {_RATE_NAMES[name]} is undefined for group(s) "
-                          f"{show(groups[undefined])}; they are left out of its difference.",
-                          UndefinedMetricWarning, stacklevel=4)
+            warn_user(f"The {_RATE_NAMES[name]} is undefined for group(s) "
+                      f"{show(groups[undefined])}; they are left out of its difference.",
+                      UndefinedMetricWarning)

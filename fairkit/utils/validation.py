@@ -26,7 +26,6 @@ the wrong rows.
 """
 
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -35,6 +34,7 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import _num_samples
 
 from fairkit.exceptions import FairkitWarning
+from fairkit.utils._warnings import warn_user
 
 __all__ = [
     "MAX_CATEGORIES",
@@ -483,11 +483,10 @@ def _warn_if_continuous(counts, n_samples):
     if len(many):
         where = ", ".join(f"{col!r} ({count} distinct values in {n_samples} samples)"
                           for col, count in many.items())
-        warnings.warn(f"sensitive_features column {where} looks continuous: each distinct value "
-                      "becomes a group, most of them tiny, and group metrics computed on them are "
-                      "mostly noise. Bin it into a few groups (e.g. pandas.cut), or measure "
-                      "dependence on a continuous attribute with "
-                      "fairkit.metrics.kernel_partial_correlation.", FairkitWarning, stacklevel=4)
+        warn_user(f"sensitive_features column {where} looks continuous: each distinct value becomes "
+                  "a group, most of them tiny, and group metrics computed on them are mostly noise. "
+                  "Bin it into a few groups (e.g. pandas.cut), or measure dependence on a continuous "
+                  "attribute with fairkit.metrics.kernel_partial_correlation.", FairkitWarning)
 
 
 def encode_groups(frame, groups=None, *, categorical=True):
@@ -577,9 +576,9 @@ def fit_groups(estimator, X, sensitive_features, *, categorical=True):
     """
     frame = resolve_sensitive_features(estimator, X, sensitive_features)
     if frame is None:
-        warnings.warn(f"{type(estimator).__name__} got no sensitive features (neither "
-                      "sensitive_features nor sensitive_cols); all samples are treated as one group, "
-                      "which is the unconstrained method.", FairkitWarning, stacklevel=3)
+        warn_user(f"{type(estimator).__name__} got no sensitive features (neither sensitive_features "
+                  "nor sensitive_cols); all samples are treated as one group, which is the "
+                  "unconstrained method.", FairkitWarning)
         return np.array([NO_GROUP], dtype=object), np.zeros(_num_samples(X), dtype=np.intp)
     return encode_groups(frame, categorical=categorical)
 

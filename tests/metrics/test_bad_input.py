@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import sklearn
 from sklearn.cluster import KMeans
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.linear_model import LogisticRegression
 
 from fairkit.datasets import make_fair_classification, make_preference_profiles
@@ -24,6 +25,7 @@ from fairkit.metrics import (
     equalized_odds_deviation,
     equalized_odds_difference,
     equalized_odds_test,
+    fairness_floor,
     false_positive_rate_difference,
     group_summary,
     kernel_partial_correlation,
@@ -205,6 +207,18 @@ def test_continuous_sensitive_feature_warns():
     with pytest.warns(FairkitWarning, match="'age' \\(400 distinct values in 400 samples\\) looks "
                                             "continuous.*kernel_partial_correlation"):
         demographic_parity_difference(Y_TRUE, Y_PRED, sensitive_features=age)
+
+
+def test_warnings_of_the_metrics_point_at_the_caller():
+    # Before: the continuous column at fairkit's metrics/_confusion.py, fairness_floor's undefined
+    # rate one frame above its caller.
+    age = pd.Series(RNG.uniform(18, 90, 400), name="age")
+    with pytest.warns(FairkitWarning, match="looks continuous") as continuous:
+        demographic_parity_difference(Y_TRUE, Y_PRED, sensitive_features=age)
+    with pytest.warns(UndefinedMetricWarning, match="no positive samples") as undefined:
+        fairness_floor("true_positive_rate_difference", [1, 1, 0, 0], [1, 0, 1, 0],
+                       sensitive_features=["a", "a", "b", "b"], n_draws=10, random_state=0)
+    assert {w.filename for w in [*continuous, *undefined]} == {__file__}
 
 
 def test_many_groups_in_a_column_warn_at_the_documented_threshold():
