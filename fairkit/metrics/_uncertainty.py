@@ -258,7 +258,6 @@ def fairness_floor(metric, y_true, y_pred, *, sensitive_features, pos_label=None
     definition = DEFINITIONS[name]
     check_level(quantile, "quantile")
     check_scalar(n_draws, "n_draws", numbers.Integral, min_val=1)
-    y_true = y_pred if y_true is None else y_true
     data = confusion(y_true, y_pred, sensitive_features, sample_weight, pos_label,
                      uses_y_true=definition.uses_y_true)
     cells = data.cells()

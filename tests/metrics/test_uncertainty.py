@@ -230,3 +230,13 @@ def test_bad_interval_level():
 def test_floor_names_the_metrics_it_knows():
     with pytest.raises(ValueError, match="metric must be one of the group metrics"):
         fairness_floor("accuracy", [0, 1], [0, 1], sensitive_features=["a", "b"])
+
+
+def test_floor_of_an_error_rate_requires_y_true():
+    # Before: y_pred stood in for the missing y_true (every TPR 1, observed gap 0, no error).
+    with pytest.raises(ValueError, match=r"y_true is required \(got None\)"):
+        fairness_floor("true_positive_rate_difference", None, [0, 1, 1, 0],
+                       sensitive_features=["a", "a", "b", "b"])
+    floor = fairness_floor("demographic_parity_difference", None, [0, 1, 1, 1],
+                           sensitive_features=["a", "a", "b", "b"], n_draws=10, random_state=0)
+    assert floor.observed == 0.5
