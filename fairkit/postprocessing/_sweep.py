@@ -22,7 +22,8 @@ from fairkit.postprocessing._curves import position
 
 __all__ = ["best_deterministic", "best_randomized"]
 
-#: Slack on rate equality between groups of the deterministic rule (rates are rounded floats).
+#: Rates closer than this count as equal (they are rounded floats): window candidates, and the
+#: deterministic rule's window.
 RATE_SLACK = 1e-12
 
 
@@ -35,7 +36,10 @@ def _window_candidates(curves, delta):
     top = max(0.0, 1.0 - delta)
     edges = np.concatenate([np.concatenate([c.x[:c.peak + 1] - delta, c.x[c.peak:]]) for c in curves]
                            + [[0.0, top]])
-    return np.unique(edges[(edges >= 0.0) & (edges <= top)])
+    edges = np.unique(edges[(edges >= 0.0) & (edges <= top)])
+    # one rate reached by two groups' knots may differ by a rounding error: F is equal at both, which
+    # the search would read as F no longer rising, so such near-copies are one candidate
+    return edges[np.diff(edges, prepend=-np.inf) > RATE_SLACK]
 
 
 def _window_value(curves, L, delta):

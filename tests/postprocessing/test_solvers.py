@@ -77,6 +77,9 @@ def _check_rule(plugin, fair, decision, scores, codes, weights, constraint, delt
 @settings(max_examples=100, deadline=None)
 @given(instance=instances(), constraint=st.sampled_from(SIMPLE),
        delta=st.one_of(st.just(0.0), st.floats(0.01, 0.6)), solver=st.sampled_from(["sweep", "lp"]))
+@example(instance=(np.array([0.25, 0.7, 0.9, 0.9, 1, 0.7, 0.9, 0.9, 0.7, 0.7]),
+                   np.array([0, 0, 0, 0, 0, 1, 1, 1, 2, 2]), np.ones(10)),
+         constraint="predictive_equality", delta=0.0, solver="sweep")  # two groups' rate 0.4, an ulp apart
 def test_randomized_rule_is_the_lp_optimum(plugin, instance, constraint, delta, solver):
     scores, codes, weights = instance
     assume(_valid(scores, codes, constraint))
