@@ -468,7 +468,8 @@ def _factorize_rows(frame):
         column_codes = _factorize(column)
         n_values.append(int(column_codes.max()) + 1)
         codes = column_codes if codes is None else _factorize(codes * n_values[-1] + column_codes)
-    first = np.unique(codes, return_index=True)[1]
+    first = np.full(int(codes.max()) + 1, len(codes))  # each code's first row: O(n), not a sort
+    np.minimum.at(first, codes, np.arange(len(codes)))
     rows = frame.iloc[first]
     labels = np.empty(len(first), dtype=object)
     labels[:] = rows.iloc[:, 0].tolist() if frame.shape[1] == 1 else list(
