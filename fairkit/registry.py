@@ -32,7 +32,6 @@ Call :func:`reload_plugins` after changing them or installing a plugin.
 import difflib
 import os
 import threading
-import warnings
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 
@@ -47,6 +46,7 @@ from sklearn.base import (
 
 from fairkit import hookspecs
 from fairkit.exceptions import FairkitPluginWarning
+from fairkit.utils._warnings import warn_user
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -146,7 +146,7 @@ class _Registry:
             raise error(text)
         if skipped:
             text = f"fairkit plugin {plugin.name!r} skipped: {message}"
-        warnings.warn(text, FairkitPluginWarning, stacklevel=4)
+        warn_user(text, FairkitPluginWarning)
 
     def manager(self):
         with self._lock:
@@ -206,7 +206,7 @@ class _Registry:
                    "`fairkit plugins`).")
         if self._strict:
             raise ValueError(message)
-        warnings.warn(message, FairkitPluginWarning, stacklevel=4)
+        warn_user(message, FairkitPluginWarning)
 
     def _check_hook_names(self, plugin, manager, module):
         """Report the hook functions of ``module`` that match no hook specification (never called)."""

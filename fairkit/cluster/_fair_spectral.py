@@ -2,7 +2,6 @@
 
 import inspect
 import numbers
-import warnings
 
 import numpy as np
 from scipy import sparse
@@ -20,6 +19,7 @@ from fairkit.cluster._solvers import FairProblem, solve_admm, solve_dense, solve
 from fairkit.metrics import balance
 from fairkit.metrics._clustering import check_affinity
 from fairkit.utils._random import local_random_state
+from fairkit.utils._warnings import warn_user
 from fairkit.utils.validation import (
     SENSITIVE_COLS_CONSTRAINT,
     check_numeric_features,
@@ -233,9 +233,9 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
                 "connected component) or use laplacian='unnormalized'.")
         n_components, _ = connected_components(W, directed=False)
         if n_components > 1:
-            warnings.warn(f"The affinity graph has {n_components} connected components; spectral "
+            warn_user(f"The affinity graph has {n_components} connected components; spectral "
                           "clustering may split them rather than the data's clusters. Consider "
-                          "keeping the largest component.", UserWarning, stacklevel=3)
+                          "keeping the largest component.", UserWarning)
         return W
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -290,9 +290,8 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
                                                      max_iter=self.max_iter, random_state=rng,
                                                      verbose=self.verbose)
             if not converged:
-                warnings.warn(f"DC-ADMM did not reach tol={self.tol} in max_iter={self.max_iter} "
-                              "iterations; increase max_iter or tol.", ConvergenceWarning,
-                              stacklevel=2)
+                warn_user(f"DC-ADMM did not reach tol={self.tol} in max_iter={self.max_iter} "
+                              "iterations; increase max_iter or tol.", ConvergenceWarning)
         embedding = problem.embedding(solution)
         kmeans = KMeans(n_clusters=k, n_init=self.n_init, random_state=rng).fit(embedding)
         self.affinity_matrix_ = affinity

@@ -10,12 +10,12 @@ the expectations of the same sums given the scores (for unit weights, ``Σ s`` i
 expected number of positives).
 """
 
-import warnings
 
 import numpy as np
 import pandas as pd
 
 from fairkit.exceptions import FairkitWarning
+from fairkit.utils._warnings import warn_user
 
 __all__ = ["NOISE_LIMIT", "check_support", "group_support"]
 
@@ -88,9 +88,9 @@ def check_support(support, constraint, tolerance, estimator_name):
         entries += [f"group {group!r}: {name.replace('_', ' ')} SD {sd[group]:.3f} "
                     f"(effective size {effective[group]:.1f})" for group in support.index[sd > limit]]
     if entries:
-        warnings.warn(
+        warn_user(
             f"{estimator_name}: {len(entries)} group rate(s) rest on too little fit data for "
             f"tolerance={tolerance:g}; their sampling SD exceeds max(tolerance, {NOISE_LIMIT}) = {limit:g}, "
             f"so on new data they may differ by more than the tolerance although they are equal on the "
             f"fit data: {'; '.join(entries)}. See group_support_; merge small groups or collect more "
-            "data for them.", FairkitWarning, stacklevel=4)
+            "data for them.", FairkitWarning)

@@ -1,7 +1,6 @@
 """SelectiveRanker: selective preference aggregation (Kadekodi, McTavish & Ustun, ICML 2025)."""
 
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
@@ -20,6 +19,7 @@ from fairkit.utils._preferences import (
     ranking_counts,
     strict_preferences,
 )
+from fairkit.utils._warnings import warn_user
 
 __all__ = ["SelectiveRanker"]
 
@@ -168,11 +168,11 @@ class SelectiveRanker(BaseEstimator):
         threshold = max_support(self.tau, counts.n_judges)
         tier_of_item, n_unsupported = selective_tiers(support, threshold)
         if n_unsupported:
-            warnings.warn(
+            warn_user(
                 f"At tau={self.tau}, {n_unsupported} pair(s) of items have dissent <= tau in both "
                 "directions (tau >= 1/2, or judges who skipped them with missing='ignore'): their "
                 "order is not set by the judges and is broken by item index. Use tau < 1/2 or "
-                "missing='dissent' for a unique ranking.", FairkitWarning, stacklevel=3)
+                "missing='dissent' for a unique ranking.", FairkitWarning)
         self._set_items(X, counts)
         self.counts_ = counts
         self.n_judges_ = counts.n_judges

@@ -1,6 +1,5 @@
 """MMSScheduler: maximin-share fair allocation of jobs among groups of machines."""
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -19,6 +18,7 @@ from fairkit.scheduling._instance import (
     machine_loads,
 )
 from fairkit.scheduling._shares import share_bounds, warn_unproven
+from fairkit.utils._warnings import warn_user
 from fairkit.utils.validation import check_numbers
 
 _BISECTION_STEPS = 12
@@ -182,11 +182,10 @@ class MMSScheduler(BaseEstimator):
         if model == "identical":
             assignment, guarantee = _identical_search(P, group, bounds)
             if assignment is None:  # pragma: no cover - would be a counterexample to the 4/3 rule
-                warnings.warn("The 4/3 rule for identical machines found no machine for a job "
+                warn_user("The 4/3 rule for identical machines found no machine for a job "
                               "although every value was at least the maximin share; this "
                               "contradicts its tested behaviour (please report the instance). "
-                              "Using the LP rounding (2-MMS) instead.", FairkitWarning,
-                              stacklevel=2)
+                              "Using the LP rounding (2-MMS) instead.", FairkitWarning)
         if assignment is None:
             assignment, lam = _lp.lp_rounding(P, bounds.fractional[group])
             guarantee = 1 + lam  # LP load <= lam * LB plus one job <= LB per machine

@@ -1,6 +1,5 @@
 """Maximin shares of the groups: fractional lower bounds, cheap upper bounds and exact values."""
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +11,7 @@ from fairkit.scheduling._instance import (
     check_processing_times,
     encode_machine_groups,
 )
+from fairkit.utils._warnings import warn_user
 
 __all__ = ["maximin_shares"]
 
@@ -125,6 +125,6 @@ def warn_unproven(bounds, labels):
     """Warn about the groups whose maximin share the time limit left unproven."""
     if not bounds.proven.all():
         unproven = [str(label) for label in labels[~bounds.proven]]
-        warnings.warn(f"The time limit stopped the MILP before it proved the maximin share of "
+        warn_user(f"The time limit stopped the MILP before it proved the maximin share of "
                       f"group(s) {', '.join(unproven)}; their lower bounds are used instead.",
-                      FairkitWarning, stacklevel=3)
+                      FairkitWarning)
