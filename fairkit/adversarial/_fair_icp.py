@@ -10,15 +10,15 @@ from contextlib import contextmanager
 
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 
 from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
 from fairkit.utils._icp import ICPSampler
 from fairkit.utils._random import local_random_state
+from fairkit.utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from fairkit.utils.validation import (
     SENSITIVE_COLS_CONSTRAINT,
     check_2d,

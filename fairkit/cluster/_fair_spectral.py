@@ -6,19 +6,19 @@ import numbers
 import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
-from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import KERNEL_PARAMS, pairwise_kernels
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from fairkit.cluster._solvers import FairProblem, solve_admm, solve_dense, solve_eigsh
 from fairkit.metrics import balance
 from fairkit.metrics._clustering import check_affinity
 from fairkit.utils._random import local_random_state
+from fairkit.utils._sklearn_compat import Interval, StrOptions, _fit_context
 from fairkit.utils._warnings import warn_user
 from fairkit.utils.validation import (
     SENSITIVE_COLS_CONSTRAINT,

@@ -5,9 +5,9 @@ import numbers
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from sklearn.utils._param_validation import Interval, validate_params
 
 from fairkit.utils._random import local_random_state
+from fairkit.utils._sklearn_compat import Interval, validate_params
 
 __all__ = ["make_fair_classification"]
 

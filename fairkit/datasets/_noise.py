@@ -3,12 +3,11 @@
 import numbers
 
 import numpy as np
-from sklearn.utils import _safe_indexing, column_or_1d
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
-from sklearn.utils.validation import _num_samples
+from sklearn.utils import column_or_1d
 
 from fairkit.metrics._confusion import positive, show
 from fairkit.utils._random import local_random_state
+from fairkit.utils._sklearn_compat import Interval, StrOptions, _num_samples, _safe_indexing, validate_params
 from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 
 __all__ = ["inject_malicious_noise"]

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.utils import column_or_1d
-from sklearn.utils.validation import _check_sample_weight
 
+from fairkit.utils._sklearn_compat import _check_sample_weight
 from fairkit.utils._warnings import warn_user
 from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 

@@ -4,27 +4,14 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import (
-    BaseEstimator,
-    ClassifierMixin,
-    MetaEstimatorMixin,
-    _fit_context,
-    clone,
-    is_classifier,
-)
+from sklearn import get_config
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone, is_classifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score
 from sklearn.utils import Bunch, get_tags
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.metadata_routing import (
-    MetadataRouter,
-    MethodMapping,
-    _routing_enabled,
-    process_routing,
-)
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_array,
     check_consistent_length,
     check_is_fitted,
@@ -38,6 +25,7 @@ from fairkit.postprocessing._lp import lp_rates
 from fairkit.postprocessing._support import CONSTRAINED_RATES, check_support, group_support
 from fairkit.postprocessing._sweep import best_deterministic, best_randomized
 from fairkit.utils._random import local_generator
+from fairkit.utils._sklearn_compat import HasMethods, Interval, StrOptions, _check_sample_weight, _fit_context
 from fairkit.utils.validation import check_2d, check_numeric_features, fit_groups, predict_groups
 
 __all__ = ["RandomizedFairBOC"]
@@ -348,7 +336,7 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                                  f"{sorted(fit_params)} have nowhere to go.")
             check_is_fitted(self.estimator)
             return self.estimator
-        if _routing_enabled():
+        if get_config()["enable_metadata_routing"]:
             metadata = dict(fit_params, sample_weight=sample_weight, sensitive_features=sensitive_features)
             routed = process_routing(self, "fit", **{k: v for k, v in metadata.items() if v is not None})
         else:

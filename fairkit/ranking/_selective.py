@@ -3,9 +3,8 @@
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fairkit.exceptions import FairkitWarning
@@ -19,6 +18,7 @@ from fairkit.utils._preferences import (
     ranking_counts,
     strict_preferences,
 )
+from fairkit.utils._sklearn_compat import Interval, StrOptions, _fit_context
 from fairkit.utils._warnings import warn_user
 
 __all__ = ["SelectiveRanker"]

@@ -3,8 +3,7 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import validate_data
 
 from fairkit.exceptions import FairkitWarning
@@ -18,6 +17,7 @@ from fairkit.scheduling._instance import (
     machine_loads,
 )
 from fairkit.scheduling._shares import share_bounds, warn_unproven
+from fairkit.utils._sklearn_compat import Interval, StrOptions, _fit_context
 from fairkit.utils._warnings import warn_user
 from fairkit.utils.validation import check_numbers
 

@@ -29,18 +29,18 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from fairkit.utils._icp import ClassLogLikelihood, GaussianLogLikelihood
 from fairkit.utils._random import local_random_state
+from fairkit.utils._sklearn_compat import Interval, _fit_context
 
 __all__ = ["HeteroscedasticMLP", "fit_log_likelihood", "sensitive_encoder"]
 

@@ -30,8 +30,10 @@ from sklearn.metrics import make_scorer
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
-from sklearn.utils.estimator_checks import _get_check_estimator_ids, estimator_checks_generator
+from sklearn.utils.estimator_checks import estimator_checks_generator
 from sklearn.utils.validation import check_is_fitted
+
+from fairkit.utils._sklearn_compat import _get_check_estimator_ids
 
 __all__ = [
     "check_fit_leaves_no_state_on_bad_sensitive_features",

@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from sklearn.utils import check_array
-from sklearn.utils.validation import _num_samples
 
 from fairkit.exceptions import FairkitWarning
+from fairkit.utils._sklearn_compat import _num_samples
 from fairkit.utils._warnings import warn_user
 
 __all__ = [

@@ -4,12 +4,12 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from fairkit import FairkitWarning
+from fairkit.utils._sklearn_compat import Interval, StrOptions, _fit_context
 from fairkit_deliberation._approvals import check_approvals
 from fairkit_deliberation._greedy import by_score, greedy_selection, justifying_set
 from fairkit_deliberation._ilp import max_score_selection
