@@ -22,7 +22,7 @@ from sklearn.utils.validation import (
 from fairkit.postprocessing._curves import group_curves, rule, value
 from fairkit.postprocessing._equalized_odds import equalized_odds_rules, roc_curves
 from fairkit.postprocessing._lp import lp_rates
-from fairkit.postprocessing._support import CONSTRAINED_RATES, check_support, group_support
+from fairkit.postprocessing._support import CONSTRAINED_RATES, check_support, group_support, support_frame
 from fairkit.postprocessing._sweep import best_deterministic, best_randomized
 from fairkit.utils._random import local_generator
 from fairkit.utils._sklearn_compat import HasMethods, Interval, StrOptions, _check_sample_weight, _fit_context
@@ -31,6 +31,9 @@ from fairkit.utils.validation import check_2d, check_numeric_features, fit_group
 __all__ = ["RandomizedFairBOC"]
 
 SIMPLE_CONSTRAINTS = ("demographic_parity", "equal_opportunity", "predictive_equality")
+
+#: The fitted dicts keyed by group, saved as lists in ``groups_`` order (see ``__getstate__``).
+GROUP_KEYED = ("thresholds_", "randomization_", "mixture_", "group_rates_")
 
 
 class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -328,6 +331,31 @@ class RandomizedFairBOC(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_randomized_ = int(np.count_nonzero(_is_fractional(self._decision(scores, codes))))
         check_support(support, self.constraint, self.tolerance, type(self).__name__)
         return self
+
+    def __getstate__(self):
+        """The state in types that ``skops.io`` can load: no dict keyed by tuples, no pandas.
+
+        The fitted dicts keyed by group are saved as lists in ``groups_`` order, and
+        ``group_support_`` as its columns; ``__setstate__`` rebuilds them.
+        """
+        state = dict(super().__getstate__())
+        if "group_support_" in state:
+            state["_by_group"] = {}
+            for name in GROUP_KEYED:
+                values = state.pop(name)
+                state["_by_group"][name] = [values[g] for g in self.groups_]
+            support = state.pop("group_support_")
+            state["_group_support_columns"] = {column: support[column].to_numpy() for column in support}
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        if "_by_group" in state:
+            groups = state["groups_"]
+            for name, values in state.pop("_by_group").items():
+                state[name] = dict(zip(groups, values, strict=True))
+            state["group_support_"] = support_frame(state.pop("_group_support_columns"), groups)
+        super().__setstate__(state)
 
     def _fit_estimator(self, X, y, sensitive_features, sample_weight, fit_params):
         if self.prefit:

@@ -17,7 +17,7 @@ import pandas as pd
 from fairkit.exceptions import FairkitWarning
 from fairkit.utils._warnings import warn_user
 
-__all__ = ["NOISE_LIMIT", "check_support", "group_support"]
+__all__ = ["NOISE_LIMIT", "check_support", "group_support", "support_frame"]
 
 #: The sampling SD above which a group's rate warns even when the tolerance is smaller (5 points).
 NOISE_LIMIT = 0.05
@@ -70,6 +70,23 @@ def group_support(scores, codes, weights, groups, constraint, fitted_rates, labe
         rate = np.clip(np.asarray(fitted_rates[name], dtype=float), 0.0, 1.0)  # an LP's rate may be 1 + 1e-16
         columns[f"{name}_effective_size"] = effective
         columns[f"{name}_sd"] = np.sqrt(rate * (1.0 - rate) / effective)
+    return support_frame(columns, groups)
+
+
+def support_frame(columns, groups):
+    """The support table: ``columns`` (name → one value per group) indexed by ``groups``.
+
+    Parameters
+    ----------
+    columns : dict
+        Column name → ndarray of shape (n_groups,).
+    groups : ndarray of shape (n_groups,)
+        The groups; tuples (intersectional groups) make a MultiIndex.
+
+    Returns
+    -------
+    support : DataFrame
+    """
     if isinstance(groups[0], tuple):
         index = pd.MultiIndex.from_tuples(list(groups))
     else:
