@@ -31,6 +31,9 @@ from fairkit.utils.validation import (
 
 __all__ = ["FairICPClassifier", "FairICPRegressor"]
 
+#: The net's parameters that ``_new_net`` takes, saved to rebuild it (see ``__getstate__``).
+NET_SIZES = ("module__n_inputs", "discriminator__n_inputs", "mu")
+
 
 def _torch_side():
     """The private module with the torch networks, imported on first fit or predict."""
@@ -133,8 +136,8 @@ class _BaseFairICP(BaseEstimator):
         return self
 
     def _fit(self, X, y, sensitive_features):
-        hidden = _check_layer_sizes("hidden_layer_sizes", self.hidden_layer_sizes)
-        discriminator_hidden = _check_layer_sizes("discriminator_hidden", self.discriminator_hidden)
+        _check_layer_sizes("hidden_layer_sizes", self.hidden_layer_sizes)
+        _check_layer_sizes("discriminator_hidden", self.discriminator_hidden)
         torch_side = _torch_side()
         groups, _ = fit_groups(self, X, sensitive_features, categorical=False)  # warns if there are none
         frame = resolve_sensitive_features(self, X, sensitive_features)
@@ -148,22 +151,8 @@ class _BaseFairICP(BaseEstimator):
             a, mu = StandardScaler().fit_transform(encoded).astype(np.float32), float(self.mu)
         n_outputs = self._n_outputs()
         y_width = n_outputs if self._is_classifier else 1
-        defaults = dict(
-            module=torch_side.MLP, module__n_inputs=X_net.shape[1], module__n_outputs=n_outputs,
-            module__hidden_layer_sizes=hidden, criterion=self._criterion(torch_side),
-            optimizer=torch_side.torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs,
-            batch_size=self.batch_size, train_split=None, iterator_train=torch_side.Minibatches,
-            iterator_train__shuffle=True,
-            device=self.device, verbose=self.verbose,
-            discriminator=torch_side.MLP,
-            discriminator__n_inputs=n_outputs + a.shape[1] + y_width, discriminator__n_outputs=1,
-            discriminator__hidden_layer_sizes=discriminator_hidden,
-            discriminator_optimizer=torch_side.torch.optim.Adam,
-            discriminator_optimizer__lr=self.lr_discriminator,
-            mu=mu, discriminator_steps=self.discriminator_steps)
-        net_params = self.net_params or {}
-        net = torch_side.AdversarialNet(**{**defaults, **net_params})
-        torch_side.check_net_params(net, net_params)  # before the density model and training
+        net = self._new_net(torch_side, X_net.shape[1], n_outputs + a.shape[1] + y_width, mu)
+        torch_side.check_net_params(net, self.net_params or {})  # before the density model and training
         torch_side.check_device(net.device)  # device, or net_params' "device" when it overrides it
         rng = local_random_state(self.random_state)
         density_seed, sampler_seed, torch_seed = rng.randint(np.iinfo(np.int32).max, size=3)
@@ -182,6 +171,53 @@ class _BaseFairICP(BaseEstimator):
         self.history_ = [{key: value for key, value in epoch.items() if key != "batches"}
                          for epoch in net.history]
         return self
+
+    def _new_net(self, torch_side, n_inputs, discriminator_inputs, mu):
+        """The untrained skorch net, ``net_params`` overriding its defaults.
+
+        The predictor takes ``n_inputs`` features, the discriminator ``discriminator_inputs``
+        (ŷ, the encoded attributes and y); ``mu`` weighs the adversarial loss.
+        """
+        defaults = dict(
+            module=torch_side.MLP, module__n_inputs=n_inputs, module__n_outputs=self._n_outputs(),
+            module__hidden_layer_sizes=tuple(self.hidden_layer_sizes), criterion=self._criterion(torch_side),
+            optimizer=torch_side.torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs,
+            batch_size=self.batch_size, train_split=None, iterator_train=torch_side.Minibatches,
+            iterator_train__shuffle=True,
+            device=self.device, verbose=self.verbose,
+            discriminator=torch_side.MLP,
+            discriminator__n_inputs=discriminator_inputs, discriminator__n_outputs=1,
+            discriminator__hidden_layer_sizes=tuple(self.discriminator_hidden),
+            discriminator_optimizer=torch_side.torch.optim.Adam,
+            discriminator_optimizer__lr=self.lr_discriminator,
+            mu=mu, discriminator_steps=self.discriminator_steps)
+        return torch_side.AdversarialNet(**{**defaults, **(self.net_params or {})})
+
+    def __getstate__(self):
+        """The state in types that ``skops.io`` can load: the trained networks as arrays.
+
+        ``net_`` (a skorch net of torch modules, optimizers and callbacks) is saved as
+        the state dicts of its predictor and discriminator, in numpy arrays, with the
+        sizes it was built with; ``__setstate__`` rebuilds it from the estimator's
+        parameters and loads them. The optimizers' state and ``net_.history`` are not
+        kept (``history_`` is).
+        """
+        state = dict(super().__getstate__())
+        net = state.pop("net_", None)
+        if net is not None:
+            state["_net_state"] = {"sizes": [getattr(net, name) for name in NET_SIZES],
+                                   "arrays": _torch_side().state_arrays(net)}
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        net_state = state.pop("_net_state", None)
+        super().__setstate__(state)
+        if net_state is not None:
+            torch_side = _torch_side()
+            net = self._new_net(torch_side, *net_state["sizes"])
+            torch_side.check_device(net.device)
+            self.net_ = torch_side.load_state_arrays(net, net_state["arrays"])
 
     def _sensitive_sampler(self, a, y_density, density_seed, sampler_seed):
         """The source of a fresh Ã each epoch: ICP under a fitted q̂(y | a)."""

@@ -18,7 +18,10 @@ from torch import nn
 from torch.nn import functional as F
 
 __all__ = ["AdversarialNet", "MLP", "Minibatches", "check_device", "check_net_params", "forward",
-           "seeded", "single_threaded"]
+           "load_state_arrays", "seeded", "single_threaded", "state_arrays"]
+
+#: The trained modules of the net, whose weights are saved (see ``state_arrays``).
+_TRAINED = ("module", "discriminator")
 
 #: The components the net builds from its ``prefix__name`` parameters, when ``fit`` starts.
 _COMPONENTS = ("module", "criterion", "optimizer", "discriminator", "discriminator_optimizer",
@@ -300,3 +303,23 @@ def forward(net, X, chunk_size=65536):
     with single_threaded(), torch.no_grad():
         chunks = torch.split(torch.as_tensor(X, dtype=torch.float64, device=net.device), chunk_size)
         return torch.cat([module(chunk) for chunk in chunks]).cpu().numpy()
+
+
+def state_arrays(net):
+    """The state dicts of the net's predictor and discriminator, in numpy arrays."""
+    return {name: {key: tensor.cpu().numpy() for key, tensor in getattr(net, name + "_").state_dict().items()}
+            for name in _TRAINED}
+
+
+def load_state_arrays(net, arrays):
+    """Initialize the untrained ``net`` and load ``arrays`` (from :func:`state_arrays`) into its modules.
+
+    The random initial weights, which the loaded ones replace, are drawn in a forked
+    torch state, so torch's global generator is left untouched.
+    """
+    with seeded(0):
+        net.initialize()
+    for name in _TRAINED:
+        state = {key: torch.tensor(value) for key, value in arrays[name].items()}
+        getattr(net, name + "_").load_state_dict(state)
+    return net
