@@ -41,12 +41,16 @@ __all__ = [
     "check_pickle_roundtrip",
     "check_reproducible",
     "check_routing_pipeline_gridsearch",
+    "check_skops_roundtrip",
     "check_unseen_group_raises",
     "fairness_checks",
     "parametrize_with_checks",
 ]
 
 N_SAMPLES, N_FEATURES = 60, 4
+
+#: The methods that predict on samples, each called by the checks that compare predictions.
+PREDICT_METHODS = ("predict_proba", "predict", "decision_function", "transform", "score_samples")
 
 
 def _takes(method, name):
@@ -89,14 +93,18 @@ def _predicts_on_samples(estimator):
             or hasattr(estimator, "transform"))
 
 
+def _fitted_arrays(estimator):
+    return {key: value for key, value in vars(estimator).items()
+            if key.endswith("_") and not key.startswith("_") and isinstance(value, np.ndarray)}
+
+
 def _outputs(estimator, X, sensitive_features):
     """What a fitted estimator produces: its array-valued fitted attributes and its predictions.
 
     Only the fitted attributes are compared for estimators that do not predict on
     samples (see ``_predicts_on_samples``).
     """
-    outputs = {key: value for key, value in vars(estimator).items()
-               if key.endswith("_") and not key.startswith("_") and isinstance(value, np.ndarray)}
+    outputs = _fitted_arrays(estimator)
     if not _predicts_on_samples(estimator):
         return outputs
     kwargs = {"sensitive_features": sensitive_features} if _predict_takes_sensitive(estimator) else {}
@@ -105,6 +113,11 @@ def _outputs(estimator, X, sensitive_features):
             outputs[method] = getattr(estimator, method)(X, **kwargs)
             break
     return outputs
+
+
+def _every_output(estimator, X, sensitive_features):
+    """Its array-valued fitted attributes and the output of every method that predicts on samples."""
+    return {**_fitted_arrays(estimator), **_predict_all(estimator, X, sensitive_features)}
 
 
 def _assert_same_outputs(first, second, what):
@@ -184,15 +197,64 @@ def check_reproducible(name, estimator):
         _assert_same_outputs(first, second, f"{name}: two clones holding RandomState(0)")
 
 
-def check_pickle_roundtrip(name, estimator):
-    """A fitted estimator survives pickling with identical results."""
+def _fitted_with_seed(estimator):
+    """``estimator`` fitted on its kind's data (``random_state=0`` if it takes one), X and its groups."""
     if "random_state" in estimator.get_params():
         estimator = clone(estimator).set_params(random_state=0)
     X, y, groups = _data(estimator)
     sf = groups if _fit_takes_sensitive(estimator) else None
-    fitted = _fit(clone(estimator), X, y, sf)
-    restored = pickle.loads(pickle.dumps(fitted))
-    _assert_same_outputs(_outputs(fitted, X, sf), _outputs(restored, X, sf), f"{name}: unpickled")
+    return _fit(clone(estimator), X, y, sf), X, sf
+
+
+def _assert_restored(name, fitted, restored, X, sf, how):
+    assert type(restored) is type(fitted), f"{name}: {how} gave a {type(restored).__name__}"
+    assert sorted(vars(restored)) == sorted(vars(fitted)), f"{name}: {how} changed the attributes"
+    _assert_same_outputs(_every_output(fitted, X, sf), _every_output(restored, X, sf), f"{name}: {how}")
+
+
+def check_pickle_roundtrip(name, estimator):
+    """A fitted estimator survives pickling with identical fitted arrays and predictions."""
+    fitted, X, sf = _fitted_with_seed(estimator)
+    _assert_restored(name, fitted, pickle.loads(pickle.dumps(fitted)), X, sf, "unpickled")
+
+
+def _skops_saves(sio, value):
+    try:
+        sio.dumps(value)
+    except Exception:
+        return False
+    return True
+
+
+def check_skops_roundtrip(name, estimator):
+    """A fitted estimator survives ``skops.io`` with identical fitted arrays and predictions.
+
+    The estimator is saved with ``skops.io.dumps`` and loaded with ``skops.io.loads``,
+    trusting exactly the types that ``skops.io.get_untrusted_types`` lists. Those must
+    belong to the estimator's own package or to fairkit: a fitted state that needs
+    torch, pandas, ``functools.partial`` or other foreign types trusted cannot be
+    reviewed by its users. Skipped, saying so, when skops is not installed
+    (``pip install "fairkit[skops]"``).
+    """
+    try:
+        import skops.io as sio
+    except ImportError:
+        raise SkipTest(f'skops is not installed, so {name} was not saved with skops.io: '
+                       'pip install "fairkit[skops]"') from None
+    fitted, X, sf = _fitted_with_seed(estimator)
+    try:
+        data = sio.dumps(fitted)
+    except Exception as exc:
+        unsaved = [key for key, value in fitted.__getstate__().items() if not _skops_saves(sio, value)]
+        raise AssertionError(f"{name}: skops.io cannot save it ({type(exc).__name__}: {exc}); the attributes "
+                             f"it cannot save: {unsaved}") from exc
+    untrusted = sio.get_untrusted_types(data=data)
+    own = {type(estimator).__module__.partition(".")[0], "fairkit"}
+    foreign = [t for t in untrusted if t.partition(".")[0] not in own]
+    assert not foreign, (f"{name}: loading it with skops.io needs foreign types trusted: {foreign}. Keep "
+                         "the fitted state in arrays, Python builtins and scikit-learn objects, or convert "
+                         "it in __getstate__ and __setstate__.")
+    _assert_restored(name, fitted, sio.loads(data, trusted=untrusted), X, sf, "loaded by skops.io")
 
 
 def _global_rng_states():
@@ -212,13 +274,12 @@ def _random_state_variants(estimator):
 
 
 def _predict_all(estimator, X, sensitive_features):
-    """Call every method of a fitted estimator that predicts on samples."""
+    """Call every method of a fitted estimator that predicts on samples; return their outputs by name."""
     if not _predicts_on_samples(estimator):
-        return
+        return {}
     kwargs = {"sensitive_features": sensitive_features} if _predict_takes_sensitive(estimator) else {}
-    for method in ("predict_proba", "predict", "decision_function", "transform"):
-        if hasattr(estimator, method):
-            getattr(estimator, method)(X, **kwargs)
+    return {method: getattr(estimator, method)(X, **kwargs) for method in PREDICT_METHODS
+            if hasattr(estimator, method)}
 
 
 def check_no_global_rng_mutation(name, estimator):
@@ -290,6 +351,7 @@ FAIRNESS_CHECKS = (
     check_unseen_group_raises,
     check_reproducible,
     check_pickle_roundtrip,
+    check_skops_roundtrip,
     check_no_global_rng_mutation,
     check_routing_pipeline_gridsearch,
 )

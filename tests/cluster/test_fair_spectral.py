@@ -32,7 +32,7 @@ _NOT_AN_AFFINITY = "the check passes data that is not a symmetric affinity matri
         "check_clustering(readonly_memmap=True)": _NOT_AN_AFFINITY,
         "check_fit2d_1feature": "a linear kernel of 1 feature leaves a sample without edges",
         **dict.fromkeys(["check_fit_leaves_no_state_on_bad_sensitive_features",
-                         "check_reproducible", "check_pickle_roundtrip",
+                         "check_reproducible", "check_pickle_roundtrip", "check_skops_roundtrip",
                          "check_no_global_rng_mutation", "check_routing_pipeline_gridsearch"],
                         "fairkit's fairness checks pass a feature matrix, not an affinity"),
     })

@@ -1,6 +1,11 @@
 """The fairness checks pass on a well-behaved estimator and catch each kind of broken one."""
 
+import sys
+from functools import partial
+from unittest import SkipTest
+
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, ClusterMixin
 from sklearn.utils import check_random_state
@@ -13,6 +18,7 @@ from fairkit.utils.estimator_checks import (
     check_pickle_roundtrip,
     check_reproducible,
     check_routing_pipeline_gridsearch,
+    check_skops_roundtrip,
     check_unseen_group_raises,
     parametrize_with_checks,
 )
@@ -88,6 +94,41 @@ class FreshCoinsEachFit(GroupMeanClassifier):
         return super().predict(X, sensitive_features=sensitive_features)
 
 
+class KeepsAFrame(GroupMeanClassifier):
+    """Keeps a DataFrame as fitted state, which skops.io cannot save."""
+
+    def fit(self, X, y, *, sensitive_features=None):
+        super().fit(X, y, sensitive_features=sensitive_features)
+        self.means_by_group_ = pd.DataFrame({"mean": self.means_}, index=list(self.groups_))
+        return self
+
+
+class KeepsAPartial(GroupMeanClassifier):
+    """Keeps a functools.partial, which a user loading it with skops.io would have to trust."""
+
+    def fit(self, X, y, *, sensitive_features=None):
+        super().fit(X, y, sensitive_features=sensitive_features)
+        self.coins_ = partial(local_generator, self.random_state)
+        return self
+
+
+class SavesRoundedMeans(GroupMeanClassifier):
+    """Saves its means to 2 decimals, as a lossy ``__getstate__`` would: the copy predicts otherwise."""
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        if "means_" in state:
+            state["means_"] = state["means_"].round(2)
+        return state
+
+
+class ForgetsTheGroupsWhenSaved(GroupMeanClassifier):
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state.pop("groups_", None)
+        return state
+
+
 class GroupCluster(ClusterMixin, BaseEstimator):
     """Labels each sample by its group."""
 
@@ -106,6 +147,7 @@ ALL_CHECKS = [
     check_unseen_group_raises,
     check_reproducible,
     check_pickle_roundtrip,
+    check_skops_roundtrip,
     check_no_global_rng_mutation,
     check_routing_pipeline_gridsearch,
 ]
@@ -126,12 +168,26 @@ def test_checks_pass_on_a_well_behaved_estimator(check):
         (IgnoresGroupsAtPredict(), check_unseen_group_raises, "accepted a group not seen"),
         (ValidatesLate(), check_fit_leaves_no_state_on_bad_sensitive_features, "looks fitted"),
         (FreshCoinsEachFit(random_state=0), check_reproducible, "differs"),
+        (SavesRoundedMeans(random_state=0), check_pickle_roundtrip, "unpickled: means_ differs"),
+        (SavesRoundedMeans(random_state=0), check_skops_roundtrip, "loaded by skops.io: means_ differs"),
+        (ForgetsTheGroupsWhenSaved(random_state=0), check_pickle_roundtrip,
+         "unpickled changed the attributes"),
+        (KeepsAFrame(random_state=0), check_skops_roundtrip,
+         "skops.io cannot save it .*the attributes it cannot save: \\['means_by_group_'\\]"),
+        (KeepsAPartial(random_state=0), check_skops_roundtrip,
+         "needs foreign types trusted: \\['functools.partial'\\]"),
     ],
     ids=lambda value: getattr(type(value), "__name__", ""),
 )
 def test_checks_catch_broken_estimators(estimator, check, match):
     with pytest.raises(AssertionError, match=match):
         check(type(estimator).__name__, estimator)
+
+
+def test_skops_check_skips_naming_the_extra_without_skops(monkeypatch):
+    monkeypatch.setitem(sys.modules, "skops.io", None)  # import skops.io raises ImportError
+    with pytest.raises(SkipTest, match='skops is not installed.*pip install "fairkit\\[skops\\]"'):
+        check_skops_roundtrip("GroupMeanClassifier", GroupMeanClassifier(random_state=0))
 
 
 def test_clusterer_routing_through_pipeline():
