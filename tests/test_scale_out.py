@@ -4,7 +4,8 @@ Every registered estimator whose ``fit`` takes ``sensitive_features`` is searche
 first two of) its ``get_test_params()`` with ``n_jobs=2``; every fold's scores, including those of a
 fairness scorer that reads the fold's own sensitive features, must equal those of a
 sequential search. The Dask case starts a ``distributed.LocalCluster`` with two
-worker processes on loopback (``-m dask`` selects it).
+worker processes on loopback (``-m dask`` selects it), the Ray case a local Ray instance on
+loopback (``-m ray``); the test extra installs both, so neither is skipped.
 """
 
 import inspect
@@ -61,7 +62,8 @@ def test_grid_search_on_loky(cls, search_case):
 
 @pytest.fixture(scope="module")
 def dask_client():
-    distributed = pytest.importorskip("distributed")
+    import distributed
+
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         yield client
@@ -88,13 +90,20 @@ def test_plugin_estimator_on_dask(install_plugin, tmp_path, dask_client, search_
 
 @pytest.fixture(scope="module")
 def ray_backend():
-    ray = pytest.importorskip("ray", reason="ray is not installed (it is in no extra: large wheels)")
-    from ray.util.joblib import register_ray
+    """A local Ray instance on loopback only: two CPUs, no dashboard, shut down after the module."""
+    with pytest.MonkeyPatch.context() as env:
+        # read when ray is imported: on Linux, ray otherwise binds to the address that routes outward
+        env.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        import ray
+        from ray.util.joblib import register_ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    register_ray()
-    yield
-    ray.shutdown()
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        assert ray.util.get_node_ip_address() == "127.0.0.1", "the Ray instance is not on loopback"
+        register_ray()
+        yield
+    finally:
+        ray.shutdown()
 
 
 @pytest.mark.ray

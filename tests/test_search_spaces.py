@@ -56,7 +56,7 @@ def test_randomized_search_from_the_registered_space(name, search_case):
 
 
 def _optuna_study(name, search_case, n_trials=3):
-    optuna = pytest.importorskip("optuna")
+    import optuna
     from sklearn.model_selection import cross_val_score
 
     from fairkit.integrations.optuna import suggest
