@@ -1,5 +1,8 @@
 """scikit-learn's common checks and fairkit's fairness checks over every registered estimator."""
 
+import sklearn
+from sklearn.utils.fixes import parse_version
+
 from fairkit.registry import all_estimators
 from fairkit.utils.estimator_checks import parametrize_with_checks
 
@@ -9,6 +12,12 @@ EXPECTED_FAILED_CHECKS = {
         "check_estimators_nan_inf": "inf is a valid processing time (the machine cannot run the job)",
     },
 }
+if parse_version(sklearn.__version__) < parse_version("1.7"):
+    # fixed in scikit-learn 1.7 (_enforce_estimator_tags_y maps y around its smallest label)
+    EXPECTED_FAILED_CHECKS["RandomizedFairBOC"] = dict.fromkeys(
+        ["check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data"],
+        "scikit-learn < 1.7 makes a binary-only classifier's labels around the first label of y, so the "
+        "weighted and the repeated fit of this check see different classes")
 
 ESTIMATORS = [cls(**params) for _, cls in all_estimators() for params in cls.get_test_params()]
 
