@@ -14,6 +14,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.fixes import parse_version
 
 from fairkit.datasets import make_fair_classification
 from fairkit.exceptions import FairkitWarning
@@ -153,6 +154,9 @@ def test_integer_weights_equal_repeated_samples(data):
     assert weighted.randomization_ == pytest.approx(repeated.randomization_)
 
 
+@pytest.mark.xfail(parse_version(sklearn.__version__) < parse_version("1.8"), raises=ValueError, strict=True,
+                   reason="before scikit-learn 1.8, GridSearchCV's default scorer passes Pipeline.score only "
+                          "what the pipeline itself requests, sensitive_features never reach the last step")
 def test_routing_through_pipeline_and_gridsearch(data):
     X, y, group = data
     weights = np.where(group == 1, 2.0, 1.0)
