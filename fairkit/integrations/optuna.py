@@ -3,10 +3,11 @@
 A search space (``fairkit_search_spaces`` hook, :func:`fairkit.registry.search_space`)
 maps parameter names to lists of values or ``scipy.stats`` distributions, the format of
 :class:`~sklearn.model_selection.RandomizedSearchCV`. :func:`suggest` turns each entry
-into the matching ``trial.suggest_*`` call, so one space serves both tools.
+into the matching ``trial.suggest_*`` call, so one space serves both tools (and FLAML,
+through :mod:`fairkit.integrations.flaml`).
 """
 
-import numpy as np
+from fairkit.integrations._spaces import Choice, IntRange, parse_entry
 
 __all__ = ["suggest", "suggest_params"]
 
@@ -19,38 +20,16 @@ def _optuna():
     return optuna
 
 
-def _is_plain(value):
-    return value is None or isinstance(value, str | bool | int | float)
-
-
-def _suggest_one(trial, name, space):
+def _suggest_one(trial, name, entry):
     """One ``trial.suggest_*`` call for a list or a frozen ``scipy.stats`` distribution."""
-    if isinstance(space, list | tuple):
-        choices = list(space)
-        if not choices:
-            raise ValueError(f"parameter {name!r}: the list of values is empty")
-        if all(_is_plain(choice) for choice in choices):
-            return trial.suggest_categorical(name, choices)
-        # estimators, arrays, ...: Optuna stores only plain values, so it picks an index
-        return choices[trial.suggest_categorical(name, list(range(len(choices))))]
-    dist = getattr(space, "dist", None)
-    if dist is None or not hasattr(space, "rvs"):
-        raise TypeError(f"parameter {name!r}: expected a list or a scipy.stats distribution, "
-                        f"got {type(space).__name__}")
-    from scipy.stats import rv_discrete
-
-    low, high = space.support()
-    if isinstance(dist, rv_discrete):
-        if dist.name == "randint":  # support() is inclusive: randint(a, b) gives (a, b - 1)
-            return trial.suggest_int(name, int(low), int(high))
-        raise TypeError(f"parameter {name!r}: discrete distribution {dist.name!r} has no Optuna "
-                        "counterpart; use randint or a list")
-    if dist.name in {"loguniform", "reciprocal"}:
-        return trial.suggest_float(name, float(low), float(high), log=True)
-    if np.isfinite(low) and np.isfinite(high):  # uniform, or another bounded distribution
-        return trial.suggest_float(name, float(low), float(high))
-    raise TypeError(f"parameter {name!r}: distribution {dist.name!r} is unbounded; Optuna needs bounds "
-                    "(use uniform, loguniform, randint or a list)")
+    kind = parse_entry(name, entry, "Optuna")
+    if isinstance(kind, Choice):
+        if kind.by_index:  # Optuna stores only plain values, so it picks an index
+            return kind.values[trial.suggest_categorical(name, list(range(len(kind.values))))]
+        return trial.suggest_categorical(name, kind.values)
+    if isinstance(kind, IntRange):
+        return trial.suggest_int(name, kind.low, kind.high)
+    return trial.suggest_float(name, kind.low, kind.high, log=kind.log)
 
 
 def suggest_params(trial, space):
