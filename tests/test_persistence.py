@@ -15,9 +15,11 @@ import pytest
 import skops.io as sio
 from skops.io.exceptions import UntrustedTypesFoundException
 
+from fairkit.exceptions import FairkitWarning
 from fairkit.postprocessing import RandomizedFairBOC
 from fairkit.registry import all_estimators
-from fairkit.utils.estimator_checks import _data, _fit, _fit_takes_sensitive
+from fairkit.utils.estimator_checks import _assert_restored, _data, _fit, _fit_takes_sensitive
+from fairkit.utils.validation import NO_GROUP
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = (ROOT / "docs" / "workflows" / "persistence.rst").read_text()
@@ -27,6 +29,8 @@ CODE = ROOT / "docs" / "user_guide" / "code"
 FAIRKIT_TYPES_IN_THE_STATE = {"SelectiveRanker": ["fairkit.utils._preferences.PairwiseCounts"]}
 
 ESTIMATORS = [cls(**params) for _, cls in all_estimators() for params in cls.get_test_params()]
+# the single group of an estimator fitted without sensitive features
+NO_GROUP_TYPE = "fairkit.utils.validation._NoGroup"
 
 
 def _saved(estimator):
@@ -45,6 +49,24 @@ def test_each_estimator_asks_to_trust_only_the_fairkit_types_the_guide_lists(est
     assert not missing, f"docs/workflows/persistence.rst does not list {missing}"
     with pytest.raises(UntrustedTypesFoundException, match=cls.__qualname__):
         sio.loads(data)  # nothing beyond skops' defaults trusted: refused, not loaded
+
+
+@pytest.mark.parametrize("cls", [cls for _, cls in all_estimators() if _fit_takes_sensitive(cls)],
+                         ids=lambda cls: cls.__name__)
+def test_an_estimator_fitted_without_sensitive_features_loads_with_no_group_itself(cls):
+    estimator = cls(**cls.get_test_params()[0])
+    if "random_state" in estimator.get_params():
+        estimator.set_params(random_state=0)
+    X, y, _ = _data(estimator)
+    with pytest.warns(FairkitWarning, match="got no sensitive features"):
+        fitted = _fit(estimator, X, y)
+    data = sio.dumps(fitted)
+    trusted = [f"{cls.__module__}.{cls.__qualname__}", NO_GROUP_TYPE]
+    assert sorted(sio.get_untrusted_types(data=data)) == sorted(trusted)
+    assert f"``{NO_GROUP_TYPE}``" in GUIDE
+    loaded = sio.loads(data, trusted=trusted)
+    assert loaded.groups_[0] is NO_GROUP  # the singleton: predict tells "fitted without" by identity
+    _assert_restored(cls.__name__, fitted, loaded, X, None, "loaded by skops.io")
 
 
 def _intersectional_fit():

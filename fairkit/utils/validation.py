@@ -65,12 +65,18 @@ class _NoGroup:
     """The type of :data:`NO_GROUP`: a singleton that equals no group label of the data."""
 
     __slots__ = ()
+    _instance = None
+
+    def __new__(cls):  # one instance: what pickle, copy and skops.io rebuild is NO_GROUP itself
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
 
     def __repr__(self):
         return "all samples"
 
-    def __reduce__(self):  # pickles (and copies) as a reference to the module's NO_GROUP
-        return "NO_GROUP"
+    def __reduce__(self):  # rebuilt by calling the class, which skops.io does for a trusted type
+        return (_NoGroup, ())
 
 
 #: The single group of an estimator fitted without sensitive features (``groups_ == [NO_GROUP]``).
