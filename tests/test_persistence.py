@@ -140,6 +140,13 @@ def test_fairicp_saves_its_networks_as_arrays_and_loads_them_into_a_rebuilt_net(
     np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
 
 
+def test_a_fairicp_model_for_a_device_this_torch_cannot_use_is_refused_on_load(fitted_icp):
+    fitted, _ = fitted_icp
+    data = sio.dumps(fitted.set_params(device="cuda:7"))  # as if fitted on a GPU machine
+    with pytest.raises(ValueError, match="device='cuda:7' cannot be used by this torch"):
+        sio.loads(data, trusted=[f"fairkit.adversarial._fair_icp.{type(fitted).__name__}"])
+
+
 def _run_guide_code(script, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     return runpy.run_path(str(CODE / script), run_name="__main__")
