@@ -7,6 +7,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("FAIRKIT_DATA", str(ROOT.parent / "shared" / "data"))
+# A local Ray instance listens on loopback only if this is set before ray is first imported,
+# which FLAML does on import wherever ray is installed (tests/test_scale_out.py checks the address).
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 
 
 @pytest.fixture(scope="session")

@@ -91,13 +91,10 @@ def test_plugin_estimator_on_dask(install_plugin, tmp_path, dask_client, search_
 @pytest.fixture(scope="module")
 def ray_backend():
     """A local Ray instance on loopback only: two CPUs, no dashboard, shut down after the module."""
-    with pytest.MonkeyPatch.context() as env:
-        # read when ray is imported: on Linux, ray otherwise binds to the address that routes outward
-        env.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-        import ray
-        from ray.util.joblib import register_ray
+    import ray  # on loopback: tests/conftest.py sets RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0
+    from ray.util.joblib import register_ray
 
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         assert ray.util.get_node_ip_address() == "127.0.0.1", "the Ray instance is not on loopback"
         register_ray()
