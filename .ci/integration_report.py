@@ -19,7 +19,8 @@ def main(path):
              if case.get("classname", "").split(".")[-1] in INTEGRATIONS]
     totals, skipped = defaultdict(float), []
     for case in cases:
-        outcome = next((child.tag for child in case if child.tag in {"skipped", "failure", "error"}), "passed")
+        outcome = next((child.tag for child in case if child.tag in {"skipped", "failure", "error"}),
+                       "passed")
         seconds = float(case.get("time", 0))
         totals[case.get("classname").split(".")[-1]] += seconds
         print(f"{outcome:8s} {seconds:7.2f} s  {case.get('classname')}::{case.get('name')}")
@@ -28,7 +29,8 @@ def main(path):
     for name, seconds in totals.items():
         print(f"{name}: {seconds:.1f} s")
     if not cases or skipped:
-        print(f"integration tests skipped: {skipped}" if skipped else "no integration test ran", file=sys.stderr)
+        print(f"integration tests skipped: {skipped}" if skipped else "no integration test ran",
+              file=sys.stderr)
         return 1
     return 0
 
