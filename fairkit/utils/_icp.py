@@ -50,6 +50,8 @@ class ClassLogLikelihood:
         self.log_proba = np.ascontiguousarray(log_proba, dtype=float)
         self.y_codes = np.asarray(y_codes, dtype=np.intp)
         self.n_samples = len(self.y_codes)
+        # two classes: a swap's gain needs one log-odds per sample, not four lookups
+        self._log_odds = self.log_proba[:, 1] - self.log_proba[:, 0] if self.log_proba.shape[1] == 2 else None
 
     def __call__(self, i, j):
         """Return ``log q̂(y[i] | a[j])`` elementwise for index arrays ``i`` and ``j``."""
@@ -57,8 +59,12 @@ class ClassLogLikelihood:
 
     def swap_gain(self, yi, yj, i, j):
         """``L[yi, j] + L[yj, i] - L[yi, i] - L[yj, j]``: the log-likelihood gain of a swap."""
-        n_classes = self.log_proba.shape[1]
         ci, cj = self.y_codes.take(yi), self.y_codes.take(yj)
+        if self._log_odds is not None:
+            # (d[j] - d[i]) if (ci, cj) = (1, 0), its negative if (0, 1), 0 if ci = cj, with
+            # d = L[·, 1] - L[·, 0]: the same floating-point operations as the general case
+            return (ci - cj) * (self._log_odds.take(j) - self._log_odds.take(i))
+        n_classes = self.log_proba.shape[1]
         flat, at_i, at_j = self.log_proba.reshape(-1), i * n_classes, j * n_classes
         return (flat.take(at_j + ci) - flat.take(at_j + cj)) - (flat.take(at_i + ci) - flat.take(at_i + cj))
 
@@ -164,27 +170,41 @@ class ICPSampler:
         n = self.log_likelihood.n_samples
         if self._center is None:
             self._center = self._run(np.arange(n)[None, :])[0]
+        order = np.empty((n_copies, n), dtype=np.intp)
         block = max(1, _BLOCK_ENTRIES // max(n, 1))
-        parts = [self._run(np.tile(self._center, (min(block, n_copies - start), 1)))
-                 for start in range(0, n_copies, block)]
-        # Π maps a position (carrying Aᵢ) to the row whose Y it holds; invert it so
-        # that row k receives the attributes of the position holding Yₖ.
-        return np.argsort(np.concatenate(parts), axis=1) if parts else np.empty((0, n), int)
+        for start in range(0, n_copies, block):
+            states = self._run(np.tile(self._center, (min(block, n_copies - start), 1)))
+            # Π maps a position (carrying Aᵢ) to the row whose Y it holds; invert it so
+            # that row k receives the attributes of the position holding Yₖ
+            np.put_along_axis(order[start:start + len(states)], states, np.arange(n)[None, :], axis=1)
+        return order
 
     def _run(self, assignment):
-        """Advance each row of ``assignment`` (copies × n) by ``n_sweeps`` sweeps, in place."""
+        """Advance each row of ``assignment`` (copies × n) by ``n_sweeps`` sweeps, in place.
+
+        One sweep: pair the positions of each chain at random, compute every pair's
+        swap gain, accept each swap with the Barker probability, and write the accepted
+        ones. The pairing and uniform buffers are allocated once per call, not per sweep.
+        """
         log_lik, rng = self.log_likelihood, self._rng
         n_chains, n = assignment.shape
         half = n // 2
         flat = assignment.reshape(-1)
-        offsets = (np.arange(n_chains) * n)[:, None]
         positions = np.broadcast_to(np.arange(n), (n_chains, n))
+        pairs = np.empty((n_chains, n), dtype=np.intp)
+        uniform = np.empty(n_chains * half)
+        offsets = (np.arange(n_chains) * n)[:, None]
         for _ in range(self.n_sweeps):
-            pairs = rng.permuted(positions, axis=1)
+            rng.permuted(positions, axis=1, out=pairs)
             i, j = pairs[:, :half].ravel(), pairs[:, half:2 * half].ravel()
-            fi, fj = (pairs[:, :half] + offsets).ravel(), (pairs[:, half:2 * half] + offsets).ravel()
+            if n_chains == 1:  # positions are flat indices
+                fi, fj = i, j
+            else:
+                fi, fj = (pairs[:, :half] + offsets).ravel(), (pairs[:, half:2 * half] + offsets).ravel()
             yi, yj = flat.take(fi), flat.take(fj)
-            swap = rng.random(len(i)) < expit(log_lik.swap_gain(yi, yj, i, j))
-            flat[fi] = np.where(swap, yj, yi)
-            flat[fj] = np.where(swap, yi, yj)
+            gain = log_lik.swap_gain(yi, yj, i, j)
+            rng.random(out=uniform)
+            swapped = np.flatnonzero(uniform < expit(gain))
+            flat[fi.take(swapped)] = yj.take(swapped)
+            flat[fj.take(swapped)] = yi.take(swapped)
         return assignment

@@ -4,10 +4,12 @@ import itertools
 import tracemalloc
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from fairkit.utils import _icp
 from fairkit.utils._icp import ClassLogLikelihood, GaussianLogLikelihood, ICPSampler
 
 
@@ -145,3 +147,72 @@ def test_independent_labels_give_uniform_attribute_assignment():
     perms = np.array(list(itertools.permutations(range(4))))
     uniform = np.full(len(perms), 1 / len(perms))
     assert total_variation(law_of_sampler(log_lik, 50_000, 0), perms, uniform) <= 0.02
+
+
+def reference_orders(matrix, n_sweeps, seed, n_copies, block):
+    """The chain written out pair by pair, with the sampler's draws, on an explicit matrix.
+
+    Burn-in from the identity; then the copies, ``block`` chains at a time, each from the
+    burnt-in state. A sweep permutes each chain's positions (``permuted`` on the block),
+    then draws one uniform per pair of every chain, and swaps the pair's Y-assignments
+    when the uniform is below ``expit`` of the four-term gain.
+    """
+    from scipy.special import expit
+
+    rng, n = np.random.default_rng(seed), len(matrix)
+    half = n // 2
+
+    def run(states):
+        for _ in range(n_sweeps):
+            pairs = rng.permuted(np.tile(np.arange(n), (len(states), 1)), axis=1)
+            uniform = rng.random(len(states) * half).reshape(len(states), half)
+            for state, chain_pairs, chain_uniform in zip(states, pairs, uniform, strict=True):
+                first, second = chain_pairs[:half], chain_pairs[half:2 * half]
+                for i, j, u in zip(first, second, chain_uniform, strict=True):
+                    yi, yj = state[i], state[j]
+                    gain = matrix[yi, j] + matrix[yj, i] - matrix[yi, i] - matrix[yj, j]
+                    if u < expit(gain):
+                        state[i], state[j] = yj, yi
+        return states
+
+    center = run(np.arange(n)[None, :])[0]
+    states = [run(np.tile(center, (min(block, n_copies - start), 1))) for start in range(0, n_copies, block)]
+    return np.argsort(np.concatenate(states), axis=1)
+
+
+def _full_matrix(log_lik):
+    n = log_lik.n_samples
+    rows, columns = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    return log_lik(rows.ravel(), columns.ravel()).reshape(n, n)
+
+
+@pytest.mark.parametrize("kind", ["two classes", "three classes", "gaussian"])
+@pytest.mark.parametrize("n", [1, 2, 7, 40])
+def test_sampler_draws_exactly_the_reference_chain(kind, n, monkeypatch):
+    """For a fixed seed the vectorized sweeps give the copies of the chain written pair by pair.
+
+    Several copies advance together in blocks (here 2 copies per block, so 5 copies take
+    3 blocks), each from the same burnt-in state.
+    """
+    monkeypatch.setattr(_icp, "_BLOCK_ENTRIES", 2 * n)
+    rng = np.random.default_rng(n)
+    if kind == "gaussian":
+        log_lik = GaussianLogLikelihood(rng.normal(size=n), rng.normal(size=n), rng.uniform(0.5, 2, n))
+    else:
+        k = 2 if kind == "two classes" else 3
+        log_lik = ClassLogLikelihood(np.log(rng.dirichlet(np.ones(k), size=n)), rng.integers(0, k, n))
+    orders = ICPSampler(log_lik, n_sweeps=6, random_state=11).sample(5)
+    np.testing.assert_array_equal(orders, reference_orders(_full_matrix(log_lik), 6, 11, 5, block=2))
+
+
+def test_two_class_swap_gain_equals_the_four_lookups_exactly():
+    """The two-class shortcut (one log-odds per sample) gives the general formula's gains bit for bit."""
+    rng = np.random.default_rng(0)
+    n = 1000
+    log_proba = np.log(rng.dirichlet([0.3, 0.3], size=n))
+    y_codes = rng.integers(0, 2, n)
+    log_lik = ClassLogLikelihood(log_proba, y_codes)
+    yi, yj, i, j = rng.integers(0, n, size=(4, 5000))
+    flat, ci, cj = log_proba.reshape(-1), y_codes[yi], y_codes[yj]
+    four_lookups = (flat[2 * j + ci] - flat[2 * j + cj]) - (flat[2 * i + ci] - flat[2 * i + cj])
+    np.testing.assert_array_equal(log_lik.swap_gain(yi, yj, i, j), four_lookups)
