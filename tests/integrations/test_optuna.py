@@ -82,9 +82,11 @@ def _optuna_search_cv(estimator, space, cv, **params):
     return OptunaSearchCV(estimator, space, cv=cv, n_trials=3, random_state=0, **params)
 
 
-# OptunaSearchCV is experimental, and optuna-integration imports the deprecated optuna.terminator
-_SEARCH_CV_WARNINGS = pytest.mark.filterwarnings("ignore::optuna.exceptions.ExperimentalWarning",
-                                                 "ignore:`optuna.terminator` module:FutureWarning")
+# OptunaSearchCV is experimental, optuna-integration imports the deprecated optuna.terminator, and
+# scikit-learn 1.6 warns that OptunaSearchCV declares its tags the pre-1.6 way (_more_tags)
+_SEARCH_CV_WARNINGS = pytest.mark.filterwarnings(
+    "ignore::optuna.exceptions.ExperimentalWarning", "ignore:`optuna.terminator` module:FutureWarning",
+    "ignore:The OptunaSearchCV or classes from which it inherits use `_get_tags`:DeprecationWarning")
 
 
 @_SEARCH_CV_WARNINGS
