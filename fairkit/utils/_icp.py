@@ -36,7 +36,8 @@ class ClassLogLikelihood:
     log_proba : ndarray of shape (n_samples, n_classes)
         ``log_proba[j, k] = log q̂(k | aⱼ)``; must be finite.
     y_codes : ndarray of int of shape (n_samples,)
-        The class of each sample, as a column index into ``log_proba``.
+        The class of each sample, as a column index into ``log_proba``; a code outside
+        ``0..n_classes - 1`` raises ``ValueError``.
 
     Examples
     --------
@@ -48,7 +49,13 @@ class ClassLogLikelihood:
 
     def __init__(self, log_proba, y_codes):
         self.log_proba = np.ascontiguousarray(log_proba, dtype=float)
-        self.y_codes = np.asarray(y_codes, dtype=np.intp)
+        n_classes = self.log_proba.shape[1]
+        y_codes = np.asarray(y_codes)
+        if len(y_codes) and not (y_codes.min() >= 0 and y_codes.max() < n_classes):
+            raise ValueError(f"y_codes must be class codes in 0..{n_classes - 1} (columns of log_proba); "
+                             f"got values from {y_codes.min()} to {y_codes.max()}.")
+        # small signed codes: the sweeps gather them at random, and less memory is faster
+        self.y_codes = y_codes.astype(np.int8 if n_classes <= np.iinfo(np.int8).max else np.intp)
         self.n_samples = len(self.y_codes)
         # two classes: a swap's gain needs one log-odds per sample, not four lookups
         self._log_odds = self.log_proba[:, 1] - self.log_proba[:, 0] if self.log_proba.shape[1] == 2 else None

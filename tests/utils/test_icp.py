@@ -216,3 +216,11 @@ def test_two_class_swap_gain_equals_the_four_lookups_exactly():
     flat, ci, cj = log_proba.reshape(-1), y_codes[yi], y_codes[yj]
     four_lookups = (flat[2 * j + ci] - flat[2 * j + cj]) - (flat[2 * i + ci] - flat[2 * i + cj])
     np.testing.assert_array_equal(log_lik.swap_gain(yi, yj, i, j), four_lookups)
+
+
+def test_class_codes_outside_the_columns_are_refused():
+    """A code past the last column would read the next sample's probabilities: refused, naming y_codes."""
+    log_proba = np.log(np.full((3, 2), 0.5))
+    for codes in ([0, 1, 2], [0, -1, 1]):
+        with pytest.raises(ValueError, match=r"y_codes must be class codes in 0\.\.1"):
+            ClassLogLikelihood(log_proba, np.array(codes))
