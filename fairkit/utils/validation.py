@@ -48,6 +48,7 @@ __all__ = [
     "drop_sensitive_cols",
     "encode_groups",
     "fit_groups",
+    "looks_continuous",
     "predict_groups",
     "resolve_sensitive_features",
 ]
@@ -483,10 +484,38 @@ def _factorize_rows(frame):
     return codes.astype(np.intp), labels, pd.Series(n_values, index=frame.columns)
 
 
+def looks_continuous(n_values, n_samples):
+    """Whether a sensitive column with ``n_values`` distinct values in ``n_samples`` rows looks continuous.
+
+    It does with more distinct values than :data:`MAX_CATEGORIES`, or than half the
+    samples (and more than 2): each value would make a group of a few rows.
+
+    Parameters
+    ----------
+    n_values : int or array-like of int
+        Number of distinct values of each column.
+    n_samples : int
+        Number of rows.
+
+    Returns
+    -------
+    continuous : bool or array-like of bool
+        Elementwise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairkit.utils.validation import looks_continuous
+    >>> frame = pd.DataFrame({"sex": ["F", "M"] * 50, "age": range(100)})
+    >>> looks_continuous(frame.nunique(), len(frame)).tolist()
+    [False, True]
+    """
+    return n_values > max(2, min(MAX_CATEGORIES, n_samples / 2))
+
+
 def _warn_if_continuous(counts, n_samples):
     """Warn about the columns whose number of distinct values (``counts``) says they are continuous."""
-    limit = max(2, min(MAX_CATEGORIES, n_samples / 2))
-    many = counts[counts > limit]
+    many = counts[looks_continuous(counts, n_samples)]
     if len(many):
         where = ", ".join(f"{col!r} ({count} distinct values in {n_samples} samples)"
                           for col, count in many.items())
