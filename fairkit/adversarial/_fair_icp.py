@@ -11,21 +11,26 @@ from contextlib import contextmanager
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 
+from fairkit.metrics import kernel_partial_correlation
 from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
 from fairkit.utils._icp import ICPSampler
 from fairkit.utils._random import local_random_state
 from fairkit.utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
 from fairkit.utils.validation import (
+    MAX_CATEGORIES,
     SENSITIVE_COLS_CONSTRAINT,
     check_2d,
     check_numbers,
     check_numeric_features,
     drop_sensitive_cols,
+    encode_groups,
     fit_groups,
+    looks_continuous,
     resolve_sensitive_features,
 )
 
@@ -63,6 +68,53 @@ def _check_layer_sizes(name, sizes):
     return sizes
 
 
+def _cell_groups(frame, n_samples):
+    """Each sample's group for the cells of ``adversary_weights`` and ``validation_fraction``.
+
+    The group is the combination of the values of the categorical sensitive features:
+    those that do not look continuous (see :func:`~fairkit.utils.validation.looks_continuous`).
+    None without any.
+    """
+    if frame is None:
+        return None
+    categorical = frame.loc[:, ~looks_continuous(frame.nunique(), n_samples)]
+    return encode_groups(categorical, categorical=False)[1] if categorical.shape[1] else None
+
+
+def _term_weights(groups, labels, n_labels, kind):
+    """The weights of the adversary's terms by their (group, label) cell, as ``AdversarialNet`` takes them.
+
+    A cell's weight is ``1 / P̂(cell)`` (``kind="cells"``) or its square root
+    (``"sqrt_cells"``), P̂ the share of the training rows in it, scaled so the rows'
+    weights average 1: then every cell carries the same total weight ("cells"). The term
+    (ŷₖ, A[order[k]], yₖ) is weighed by its own cell, (group of row ``order[k]``, yₖ); a
+    cell without training rows weighs 0.
+
+    Parameters
+    ----------
+    groups, labels : ndarray of int of shape (n_samples,)
+        Each training row's group and label code (``labels < n_labels``).
+    n_labels : int
+        Number of label codes.
+    kind : {"cells", "sqrt_cells"}
+        The weighting.
+
+    Returns
+    -------
+    term_weights : callable
+        ``term_weights(order)[k]``: the weight of row k's term showing the attributes of row ``order[k]``.
+    """
+    counts = np.bincount(groups * n_labels + labels, minlength=(groups.max() + 1) * n_labels)
+    share = counts / len(groups)
+    with np.errstate(divide="ignore"):
+        weights = np.where(counts > 0, share ** (-1.0 if kind == "cells" else -0.5), 0.0)
+    weights /= weights @ share  # the rows' mean weight is 1
+
+    def term_weights(order):
+        return weights[groups[order] * n_labels + labels]
+    return term_weights
+
+
 class _BaseFairICP(BaseEstimator):
     """What the classifier and the regressor share: validation, ICP, the training net."""
 
@@ -75,8 +127,10 @@ class _BaseFairICP(BaseEstimator):
         "lr_discriminator": [Interval(numbers.Real, 0, None, closed="neither")],
         "discriminator_hidden": ["array-like"],
         "discriminator_steps": [Interval(numbers.Integral, 1, None, closed="left")],
+        "adversary_weights": [StrOptions({"rows", "cells", "sqrt_cells"})],
         "icp_sweeps": [Interval(numbers.Integral, 1, None, closed="left")],
         "density_estimator": [StrOptions({"auto"}), HasMethods(["fit"])],
+        "validation_fraction": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "sensitive_cols": SENSITIVE_COLS_CONSTRAINT,
         "device": [str],
         "random_state": ["random_state"],
@@ -86,8 +140,9 @@ class _BaseFairICP(BaseEstimator):
 
     def __init__(self, hidden_layer_sizes=(64,), *, mu=0.5, max_epochs=100, batch_size=256, lr=1e-3,
                  lr_discriminator=1e-4, discriminator_hidden=(64, 64, 64), discriminator_steps=1,
-                 icp_sweeps=50, density_estimator="auto", sensitive_cols=None, device="cpu",
-                 random_state=None, verbose=0, net_params=None):
+                 adversary_weights="rows", icp_sweeps=50, density_estimator="auto",
+                 validation_fraction=None, sensitive_cols=None, device="cpu", random_state=None,
+                 verbose=0, net_params=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.mu = mu
         self.max_epochs = max_epochs
@@ -96,8 +151,10 @@ class _BaseFairICP(BaseEstimator):
         self.lr_discriminator = lr_discriminator
         self.discriminator_hidden = discriminator_hidden
         self.discriminator_steps = discriminator_steps
+        self.adversary_weights = adversary_weights
         self.icp_sweeps = icp_sweeps
         self.density_estimator = density_estimator
+        self.validation_fraction = validation_fraction
         self.sensitive_cols = sensitive_cols
         self.device = device
         self.random_state = random_state
@@ -107,8 +164,9 @@ class _BaseFairICP(BaseEstimator):
     @classmethod
     def get_test_params(cls):
         """Small, fast parameter sets for the common checks."""
-        return [{"max_epochs": 8, "batch_size": 32, "lr": 3e-2, "lr_discriminator": 1e-3,
-                 "mu": 0.5, "icp_sweeps": 5, "random_state": 0}]
+        fast = {"max_epochs": 8, "batch_size": 32, "lr": 3e-2, "lr_discriminator": 1e-3, "mu": 0.5,
+                "icp_sweeps": 5, "random_state": 0}
+        return [fast, {**fast, "adversary_weights": "cells", "validation_fraction": 0.2}]
 
     @_fit_context(prefer_skip_nested_validation=False)  # density_estimator is the user's
     def fit(self, X, y, *, sensitive_features=None):
@@ -142,35 +200,97 @@ class _BaseFairICP(BaseEstimator):
         groups, _ = fit_groups(self, X, sensitive_features, categorical=False)  # warns if there are none
         frame = resolve_sensitive_features(self, X, sensitive_features)
         X_net, y = self._validate_fit_data(X, y)
-        y_net, y_density = self._encode_target(y)
-        n_samples = len(y_net)
+        labels, n_labels = self._label_codes(y)
+        cell_groups = _cell_groups(frame, len(y))
+        if cell_groups is None:
+            if frame is not None and self.adversary_weights != "rows" and n_labels == 1:
+                raise ValueError(
+                    f"adversary_weights={self.adversary_weights!r} weighs {type(self).__name__}'s "
+                    "adversarial terms by the share of their sensitive group (the target is continuous), "
+                    "but every sensitive feature is continuous (more distinct values than "
+                    f"{MAX_CATEGORIES} or than half the samples), so there are no groups. Use "
+                    "adversary_weights='rows', or give categorical sensitive features.")
+            cell_groups = np.zeros(len(y), dtype=np.intp)
+        rng = local_random_state(self.random_state)
+        density_seed, sampler_seed, torch_seed = rng.randint(np.iinfo(np.int32).max, size=3)
+        train, valid = slice(None), None  # held-out samples (valid) fit nothing, not even the scalers
+        if self.validation_fraction is not None:
+            split_seed = rng.randint(np.iinfo(np.int32).max)
+            train, valid = self._hold_out(cell_groups * n_labels + labels, split_seed, frame is not None)
+        y_net, y_density = self._encode_target(y, labels, train)
+        x_scaler = StandardScaler().fit(X_net[train])
         if frame is None:
-            a, mu = np.zeros((n_samples, 0), dtype=np.float32), 0.0
+            a, mu = np.zeros((len(y_net[train]), 0), dtype=np.float32), 0.0
         else:
-            encoded = sensitive_encoder(frame).transform(frame)
+            training = frame if valid is None else frame.iloc[train]
+            encoded = sensitive_encoder(training).transform(training)
             a, mu = StandardScaler().fit_transform(encoded).astype(np.float32), float(self.mu)
         n_outputs = self._n_outputs()
         y_width = n_outputs if self._is_classifier else 1
         net = self._new_net(torch_side, X_net.shape[1], n_outputs + a.shape[1] + y_width, mu)
         torch_side.check_net_params(net, self.net_params or {})  # before the density model and training
         torch_side.check_device(net.device)  # device, or net_params' "device" when it overrides it
-        rng = local_random_state(self.random_state)
-        density_seed, sampler_seed, torch_seed = rng.randint(np.iinfo(np.int32).max, size=3)
+        if valid is not None:
+            held_out = None if frame is None else frame.iloc[valid].reset_index(drop=True)
+            net.validation_score = self._validation_score(torch_side, x_scaler.transform(X_net[valid]),
+                                                          y_net[valid], y[valid], held_out)
         if mu > 0:
-            net.sensitive_sampler = self._sensitive_sampler(a, y_density, density_seed, sampler_seed)
-        x_scaler = StandardScaler().fit(X_net)
-        data = {"x": x_scaler.transform(X_net).astype(np.float32), "a": a,
-                "index": np.arange(n_samples)}
+            net.sensitive_sampler = self._sensitive_sampler(a, y_density[train], density_seed, sampler_seed)
+            if self.adversary_weights != "rows":
+                net.term_weights = _term_weights(cell_groups[train], labels[train], n_labels,
+                                                 self.adversary_weights)
+        data = {"x": x_scaler.transform(X_net[train]).astype(np.float32), "a": a, "index": np.arange(len(a))}
         with torch_side.seeded(torch_seed):
-            net.fit(data, y_net)
-        net.sensitive_sampler = None  # the sampler holds O(n) training arrays; training is over
-        vars(net).pop("a_tilde_", None)
+            net.fit(data, y_net[train])
+        # the sampler, the weights and the score hold O(n) training arrays; training is over
+        net.sensitive_sampler = net.term_weights = net.validation_score = None
+        for name in ("a_tilde_", "term_weights_"):
+            vars(net).pop(name, None)
         self.net_ = net
         self.x_scaler_ = x_scaler
         self.groups_ = groups
         self.history_ = [{key: value for key, value in epoch.items() if key != "batches"}
                          for epoch in net.history]
+        self.selected_epoch_ = net.selected_epoch_
+        self.validation_indices_ = valid
         return self
+
+    def _hold_out(self, cells, seed, scored):
+        """Rows to train on and rows held out: ``validation_fraction`` of every cell.
+
+        ``scored``: whether the held-out rows get a fairness score, which needs 3 of them.
+        """
+        problem = (f"validation_fraction={self.validation_fraction} cannot hold out that share of every "
+                   f"{self._cell_name} of n_samples={len(cells)}")
+        alone = np.count_nonzero(np.bincount(cells) == 1)
+        if alone:
+            raise ValueError(f"{problem}: each needs at least 2 samples, and {alone} have 1. Merge rare "
+                             "groups, or set validation_fraction=None.")
+        try:
+            train, valid = train_test_split(np.arange(len(cells)), test_size=self.validation_fraction,
+                                            stratify=cells, random_state=seed)
+        except ValueError as error:
+            raise ValueError(f"{problem}: {error} Use a larger validation_fraction or more samples, merge "
+                             "rare groups, or set validation_fraction=None.") from None
+        if scored and len(valid) < 3:
+            raise ValueError(f"validation_fraction={self.validation_fraction} holds out {len(valid)} of "
+                             f"n_samples={len(cells)}; the held-out fairness score needs at least 3. Use a "
+                             "larger validation_fraction or more samples.")
+        return np.sort(train), np.sort(valid)
+
+    def _validation_score(self, torch_side, x, y_net, y, sensitive):
+        """The held-out rows' score of the net: task loss, and KPC (None without attributes).
+
+        KPC is computed on what ``predict_proba`` (``predict`` for the regressor) returns,
+        with ties broken by a fixed seed, so every epoch is scored on the same
+        nearest-neighbour graphs.
+        """
+        def score(net):
+            output = torch_side.forward(net, x)
+            kpc = (None if sensitive is None else
+                   kernel_partial_correlation(self._from_network(output), sensitive, y, random_state=0))
+            return torch_side.task_loss(net, output, y_net), kpc
+        return score
 
     def _new_net(self, torch_side, n_inputs, discriminator_inputs, mu):
         """The untrained skorch net, ``net_params`` overriding its defaults.
@@ -285,6 +405,20 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
     discriminator_steps : int, default=1
         Passes over the data updating the discriminator per epoch, before the
         predictor's pass.
+    adversary_weights : {"rows", "cells", "sqrt_cells"}, default="rows"
+        Weights of the terms of the adversary's loss (the discriminator's, and the
+        predictor's adversarial part). "rows" weighs every term alike, as the paper
+        does. "cells" weighs a term by ``1 / P̂(group, label)``, P̂ the share of the
+        training samples in the (sensitive group, label) cell the term shows the
+        discriminator, scaled so the samples' weights average 1: every cell then
+        carries the same total weight, as in the equalized-odds deviation, and small
+        cells are no longer drowned by large ones. "sqrt_cells" weighs by
+        ``1 / sqrt(P̂)``, in between. The group is the combination of the values of
+        the categorical attributes; one with more distinct values than 50 or than half
+        the samples is continuous and forms no groups, so with continuous attributes
+        alone the cells are the labels. A term showing Ã counts in Ã's cell, which
+        keeps equalized odds the point where the discriminator cannot beat chance
+        (see the user guide).
     icp_sweeps : int, default=50
         Sweeps of the ICP Markov chain: burn-in, and between the burnt-in state and
         each epoch's copy.
@@ -293,6 +427,15 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
         and the one-hot columns of the others, all standardized). "auto" is
         scikit-learn's ``MLPClassifier`` with 64 hidden units fitted by L-BFGS, its L2
         penalty chosen by held-out log-loss; any classifier with ``predict_proba`` works.
+    validation_fraction : float in (0, 1), default=None
+        Share of the training samples held out, the same in every (group, label) cell,
+        to choose the epoch on held-out fairness. Each epoch records the held-out
+        task loss and KPC (:func:`~fairkit.metrics.kernel_partial_correlation` of
+        ``predict_proba``) in ``history_``; ``fit`` ends with the weights of the
+        epoch of lowest held-out KPC among those whose held-out task loss is at
+        most the last epoch's (without sensitive features: of lowest held-out task
+        loss). The held-out samples train nothing (``validation_indices_``). None
+        trains on every sample and keeps the last epoch.
     sensitive_cols : str, int or list, default=None
         Columns of X holding the sensitive attributes (instead of ``sensitive_features``).
     device : str, default="cpu"
@@ -321,7 +464,15 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
         Distinct values (tuples for several columns) of the sensitive attributes seen in fit.
     history_ : list of dict
         Per epoch: ``train_loss`` (combined), ``train_task_loss`` (cross-entropy),
-        ``discriminator_loss`` (when ``mu > 0``) and ``dur`` (seconds).
+        ``discriminator_loss`` (when ``mu > 0``), ``dur`` (seconds) and, with
+        ``validation_fraction``, ``valid_task_loss`` and ``valid_kpc`` (held out; no
+        KPC without sensitive features).
+    selected_epoch_ : int
+        The epoch (``history_[selected_epoch_ - 1]``) whose weights the networks
+        hold: the last one, or the one chosen on held-out fairness.
+    validation_indices_ : ndarray of int or None
+        Positions in the training ``X`` of the held-out samples
+        (``validation_fraction``), else None.
     net_ : skorch NeuralNet
         The trained networks (``net_.module_`` predictor, ``net_.discriminator_``).
     x_scaler_ : StandardScaler
@@ -351,13 +502,18 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
 
     _is_classifier = True
 
-    def _encode_target(self, y):
+    _cell_name = "(group, label) cell"
+
+    def _label_codes(self, y):
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; "
                              f"y has 1 class ({classes[0]!r}).")
         self.classes_ = classes
+        return codes, len(classes)
+
+    def _encode_target(self, y, codes, train):
         return codes.astype(np.int64), codes
 
     def _n_outputs(self):
@@ -365,6 +521,9 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
 
     def _criterion(self, torch_side):
         return torch_side.torch.nn.CrossEntropyLoss
+
+    def _from_network(self, output):
+        return softmax(output, axis=1)
 
     def predict_proba(self, X):
         """Class probabilities (softmax of the predictor's logits).
@@ -379,7 +538,7 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
         proba : ndarray of shape (n_samples, n_classes)
             Probability of each class in ``classes_`` order.
         """
-        return softmax(self._network_output(X), axis=1)
+        return self._from_network(self._network_output(X))
 
     def predict(self, X):
         """Most probable class.
@@ -425,6 +584,13 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
         Hidden ReLU layers of the discriminator.
     discriminator_steps : int, default=1
         Passes over the data updating the discriminator per epoch.
+    adversary_weights : {"rows", "cells", "sqrt_cells"}, default="rows"
+        Weights of the terms of the adversary's loss, as in
+        :class:`FairICPClassifier`. The target being continuous, a cell is a
+        sensitive group alone (the combination of the categorical attributes):
+        "cells" weighs a term by ``1 / P̂(group)``, "sqrt_cells" by its square root.
+        Both are refused when every attribute is continuous: there are then no
+        groups.
     icp_sweeps : int, default=50
         Sweeps of the ICP Markov chain (burn-in, and per epoch's copy).
     density_estimator : "auto" or regressor, default="auto"
@@ -432,6 +598,10 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
         one-hidden-layer network (what the reference's one-dimensional normalizing flow
         amounts to); any regressor with ``predict(a, return_std=True)`` works
         (``BayesianRidge``, ``GaussianProcessRegressor``).
+    validation_fraction : float in (0, 1), default=None
+        Share of the training samples held out (the same in every sensitive group) to
+        choose the epoch on held-out fairness, as in :class:`FairICPClassifier`, with
+        the KPC of ``predict``.
     sensitive_cols : str, int or list, default=None
         Columns of X holding the sensitive attributes (instead of ``sensitive_features``).
     device : str, default="cpu"
@@ -449,7 +619,12 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
         Distinct values (tuples for several columns) of the sensitive attributes seen in fit.
     history_ : list of dict
         Per epoch: ``train_loss``, ``train_task_loss`` (squared error on the
-        standardized target), ``discriminator_loss`` (when ``mu > 0``) and ``dur``.
+        standardized target), ``discriminator_loss`` (when ``mu > 0``), ``dur`` and,
+        with ``validation_fraction``, ``valid_task_loss`` and ``valid_kpc``.
+    selected_epoch_ : int
+        The epoch whose weights the networks hold, as in :class:`FairICPClassifier`.
+    validation_indices_ : ndarray of int or None
+        Positions in the training ``X`` of the held-out samples, else None.
     net_ : skorch NeuralNet
         The trained networks.
     x_scaler_ : StandardScaler
@@ -476,9 +651,14 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
 
     _is_classifier = False
 
-    def _encode_target(self, y):
+    _cell_name = "sensitive group"
+
+    def _label_codes(self, y):
+        return np.zeros(len(y), dtype=np.intp), 1  # a continuous target has no cells
+
+    def _encode_target(self, y, codes, train):
         y = np.asarray(y, dtype=np.float64)
-        self.y_mean_, self.y_scale_ = float(y.mean()), float(y.std()) or 1.0
+        self.y_mean_, self.y_scale_ = float(y[train].mean()), float(y[train].std()) or 1.0
         standardized = (y - self.y_mean_) / self.y_scale_
         return standardized.astype(np.float32)[:, None], standardized
 
@@ -487,6 +667,9 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
 
     def _criterion(self, torch_side):
         return torch_side.torch.nn.MSELoss
+
+    def _from_network(self, output):
+        return self.y_mean_ + self.y_scale_ * output[:, 0]
 
     def predict(self, X):
         """Predicted targets.
@@ -501,5 +684,4 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
         y_pred : ndarray of shape (n_samples,)
             Predictions on the scale of the training targets.
         """
-        standardized = self._network_output(X)[:, 0]
-        return self.y_mean_ + self.y_scale_ * standardized
+        return self._from_network(self._network_output(X))

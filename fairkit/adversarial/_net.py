@@ -9,6 +9,7 @@ import difflib
 import inspect
 from contextlib import contextmanager
 
+import numpy as np
 import torch
 from skorch import NeuralNet
 from skorch.callbacks import PassthroughScoring, ProgressBar
@@ -18,7 +19,7 @@ from torch import nn
 from torch.nn import functional as F
 
 __all__ = ["AdversarialNet", "MLP", "Minibatches", "check_device", "check_net_params", "forward",
-           "load_state_arrays", "seeded", "single_threaded", "state_arrays"]
+           "load_state_arrays", "seeded", "single_threaded", "state_arrays", "task_loss"]
 
 #: The trained modules of the net, whose weights are saved (see ``state_arrays``).
 _TRAINED = ("module", "discriminator")
@@ -85,17 +86,32 @@ class AdversarialNet(NeuralNet):
     updates f on ``(1 - mu) · task loss + mu · D's loss with flipped labels``. D sees
     the predictor's raw output (logits in classification), the attributes and y
     (one-hot in classification). ``mu == 0`` trains f alone.
+
+    D's loss is the mean binary cross-entropy of its terms, each weighted by
+    ``term_weights(order)[k]``, the weight of the term (ŷ_k, A[order[k]], y_k): of
+    row k's real term with ``order`` the epoch's permutation, of its fake term with
+    the identity. ``term_weights=None`` weighs every term 1.
+
+    With ``validation_score``, a function of the net returning its held-out task loss
+    and fairness score (lower is fairer; ``None`` without sensitive attributes), each
+    epoch records them in the history as ``valid_task_loss`` and ``valid_kpc``, and
+    training ends by restoring the weights of the fairest epoch among those whose
+    held-out task loss is at most the last epoch's (ties: the lower loss, then the
+    earlier epoch); ``selected_epoch_`` is that epoch, or the last one without
+    ``validation_score``.
     """
 
     def __init__(self, module, criterion, *args, discriminator=MLP,
                  discriminator_optimizer=torch.optim.Adam, mu=0.5, discriminator_steps=1,
-                 sensitive_sampler=None, **kwargs):
+                 sensitive_sampler=None, term_weights=None, validation_score=None, **kwargs):
         super().__init__(module, criterion, *args, **kwargs)
         self.discriminator = discriminator
         self.discriminator_optimizer = discriminator_optimizer
         self.mu = mu
         self.discriminator_steps = discriminator_steps
         self.sensitive_sampler = sensitive_sampler
+        self.term_weights = term_weights
+        self.validation_score = validation_score
 
     def initialize_module(self):
         super().initialize_module()
@@ -118,11 +134,56 @@ class AdversarialNet(NeuralNet):
             callbacks.append(("progress_bar", ProgressBar()))
         return callbacks
 
+    def on_train_begin(self, net, X=None, y=None, **kwargs):
+        super().on_train_begin(net, X, y, **kwargs)
+        self._candidates = []  # (fairness, task loss, epoch, weights) of the epochs that may be selected
+
     def on_epoch_begin(self, net, dataset_train=None, dataset_valid=None, **kwargs):
         super().on_epoch_begin(net, dataset_train, dataset_valid, **kwargs)
         if self.mu > 0:
             order = self.sensitive_sampler.sample(1)[0]
             self.a_tilde_ = torch.as_tensor(dataset_train.X["a"][order], device=self.device)
+            if self.term_weights is not None:
+                weights = [self.term_weights(rows) for rows in (order, np.arange(len(order)))]
+                self.term_weights_ = torch.as_tensor(np.stack(weights), dtype=torch.float32,
+                                                     device=self.device)
+
+    def on_epoch_end(self, net, dataset_train=None, dataset_valid=None, **kwargs):
+        super().on_epoch_end(net, dataset_train, dataset_valid, **kwargs)
+        if self.validation_score is None:
+            return
+        task_loss, fairness = self.validation_score(self)
+        self.history.record("valid_task_loss", task_loss)
+        if fairness is not None:
+            self.history.record("valid_kpc", fairness)
+        self._keep_if_undominated((0.0 if fairness is None else fairness, task_loss, len(self.history)))
+        self._last_task_loss = task_loss
+
+    def _keep_if_undominated(self, key):
+        """Keep this epoch's weights unless an epoch kept before is as fair and as accurate.
+
+        The epoch finally selected (see the class docstring) is always among those kept:
+        one that another is as good as on both counts is never the only best.
+        """
+        fairness, task_loss, _ = key
+        if any(kept[0] <= fairness and kept[1] <= task_loss for kept in self._candidates):
+            return
+        self._candidates = [kept for kept in self._candidates
+                            if not (fairness <= kept[0] and task_loss <= kept[1])]
+        weights = {name: copy.deepcopy(getattr(self, name + "_").state_dict()) for name in _TRAINED}
+        self._candidates.append((*key, weights))
+
+    def on_train_end(self, net, X=None, y=None, **kwargs):
+        super().on_train_end(net, X, y, **kwargs)
+        self.selected_epoch_ = len(self.history)
+        if self.validation_score is None or not self._candidates:  # none, or stopped in the first epoch
+            return
+        *_, epoch, weights = min((kept for kept in self._candidates if kept[1] <= self._last_task_loss),
+                                 key=lambda kept: kept[:3])
+        for name in _TRAINED:
+            getattr(self, name + "_").load_state_dict(weights[name])
+        self.selected_epoch_ = epoch
+        self._candidates = []
 
     def run_single_epoch(self, iterator, training, prefix, step_fn, **fit_params):
         if iterator is None:
@@ -176,7 +237,8 @@ class AdversarialNet(NeuralNet):
         fake = torch.cat([y_pred, Xi["a"], y_feature], dim=1)
         logits = self.discriminator_(torch.cat([real, fake])).squeeze(1)
         labels = torch.cat([torch.ones(len(real)), torch.zeros(len(fake))]).to(logits)
-        return F.binary_cross_entropy_with_logits(logits, 1 - labels if fool else labels)
+        weight = None if self.term_weights is None else self.term_weights_[:, Xi["index"]].reshape(-1)
+        return F.binary_cross_entropy_with_logits(logits, 1 - labels if fool else labels, weight=weight)
 
 
 def check_device(device):
@@ -303,6 +365,12 @@ def forward(net, X, chunk_size=65536):
     with single_threaded(), torch.no_grad():
         chunks = torch.split(torch.as_tensor(X, dtype=torch.float64, device=net.device), chunk_size)
         return torch.cat([module(chunk) for chunk in chunks]).cpu().numpy()
+
+
+def task_loss(net, output, y):
+    """The net's task loss (its criterion, as in training) of the raw outputs ``output`` for targets ``y``."""
+    with torch.no_grad():
+        return net.get_loss(torch.as_tensor(output, device=net.device), y).item()
 
 
 def state_arrays(net):

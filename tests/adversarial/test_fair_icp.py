@@ -239,6 +239,9 @@ def test_a_misspelt_net_param_is_named_and_leaves_the_estimator_unfitted():
     ({"hidden_layer_sizes": (0,)}, "hidden_layer_sizes"),
     ({"discriminator_hidden": (8, -1)}, "discriminator_hidden"),
     ({"density_estimator": "flow"}, "density_estimator"),
+    ({"adversary_weights": "cell"}, r"'adversary_weights' parameter .* among \{.*'sqrt_cells'.*\}. Got"),
+    ({"validation_fraction": 1.0}, r"'validation_fraction' parameter .* must be None or a float in the"),
+    ({"validation_fraction": 0}, r"'validation_fraction' parameter .* must be None or a float in the"),
 ])
 def test_invalid_parameters_raise_and_leave_no_state(params, message):
     X, y, a = proxy_classification(50, 0)
