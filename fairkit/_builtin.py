@@ -47,7 +47,8 @@ def fairkit_search_spaces():
         "max_epochs": [20, 50, 100, 200],
     }
     return {
-        "FairICPClassifier": fair_icp,
+        # cells of (group, label) exist for every classifier; a regressor with continuous attributes has none
+        "FairICPClassifier": {**fair_icp, "adversary_weights": ["rows", "cells", "sqrt_cells"]},
         "FairICPRegressor": fair_icp,
         "FairSpectralClustering": {
             "n_clusters": [2, 3, 4, 5, 6, 8, 10],
