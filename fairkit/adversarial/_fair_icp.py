@@ -72,7 +72,7 @@ def _cell_groups(frame, n_samples):
     """Each sample's group for the cells of ``adversary_weights`` and ``validation_fraction``.
 
     The group is the combination of the values of the categorical sensitive features:
-    those that do not look continuous (see :func:`~fairkit.utils.validation.looks_continuous`).
+    those that do not look continuous (see :func:`~fairkit.utils.looks_continuous`).
     None without any.
     """
     if frame is None:

@@ -10,6 +10,7 @@ from fairkit.utils.validation import (
     drop_sensitive_cols,
     encode_groups,
     fit_groups,
+    looks_continuous,
     predict_groups,
     resolve_sensitive_features,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "fit_groups",
     "local_generator",
     "local_random_state",
+    "looks_continuous",
     "predict_groups",
     "resolve_sensitive_features",
 ]
