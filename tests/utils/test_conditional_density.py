@@ -62,6 +62,27 @@ def test_classification_density_does_not_overfit_continuous_attributes():
     assert np.abs(np.exp(log_lik.log_proba[:, 1]) - p_one).mean() < 0.15
 
 
+@pytest.mark.parametrize("n_samples", [300, 1000])
+def test_the_penalty_is_chosen_on_at_most_a_stratified_cap_of_samples(monkeypatch, n_samples):
+    """Beyond the cap the candidate fits see a stratified subsample; the chosen network is fitted on all."""
+    from fairkit.utils import _conditional_density
+
+    monkeypatch.setattr(_conditional_density, "_PENALTY_SELECTION_ROWS", 500)
+    y = (np.arange(n_samples) % 10 < 3).astype(int)  # 30 % positive
+    search = _conditional_density._default_class_density(y, random_state=0)
+    (fit_rows, held_out), = search.cv
+    rows = np.concatenate([fit_rows, held_out])
+    assert len(np.unique(rows)) == len(rows) == min(n_samples, 500)
+    assert len(held_out) == round(0.2 * len(rows))
+    assert abs(y[rows].mean() - 0.3) < 0.01 and abs(y[held_out].mean() - 0.3) < 0.01
+    a = np.random.default_rng(0).normal(size=(n_samples, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # noise to fit: L-BFGS runs to max_iter
+        fitted = search.fit(a, y)
+    assert fitted.best_estimator_.n_features_in_ == 1
+    np.testing.assert_allclose(fitted.predict_proba(a), fitted.best_estimator_.predict_proba(a))
+
+
 def test_any_classifier_or_gaussian_regressor_can_serve_as_density():
     rng = np.random.default_rng(0)
     a = rng.normal(size=(200, 2))
