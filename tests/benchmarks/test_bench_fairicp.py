@@ -1,4 +1,5 @@
-"""The FairICP benchmark's own arithmetic: paired differences, the summary tables, the reference features."""
+"""The FairICP benchmark's own arithmetic: paired differences, the summary tables, the reference
+features, the cost section's count of multiply-adds."""
 
 import sys
 from pathlib import Path
@@ -14,9 +15,13 @@ pytest.importorskip("fairlearn")
 from benchmarks.bench_fairicp import (  # noqa: E402
     _compas,
     _summary,
+    _synthetic,
+    arithmetic_ratio,
     compas_reference_features,
+    multiply_adds,
     paired_difference,
 )
+from fairkit.adversarial import FairICPClassifier  # noqa: E402
 
 
 def test_paired_difference_is_the_t_interval_of_the_split_differences():
@@ -98,3 +103,21 @@ def test_reference_features_on_compas_are_the_reference_repositorys_nine_columns
     encoded = pd.get_dummies(reference)
     assert encoded.shape[1] == 9  # log-age, 3 age categories, 3 priors bins, 2 charge degrees
     assert not reference.isna().any().any()
+
+
+@pytest.mark.parametrize("discriminator_steps", [1, 2])
+def test_arithmetic_ratio_counts_what_torch_computes(discriminator_steps):
+    """The cost section's arithmetic ratio equals torch's own count of a fit's matrix products."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    X, y, sensitive = _synthetic(600)
+    flops = {}
+    for mu in (0.0, 0.9):
+        model = FairICPClassifier(mu=mu, max_epochs=2, batch_size=100, random_state=0,
+                                  discriminator_steps=discriminator_steps)
+        with FlopCounterMode(display=False) as counter:
+            model.fit(X, y, sensitive_features=sensitive)
+        flops[mu] = counter.get_total_flops()
+    ratio = arithmetic_ratio(multiply_adds(model.net_.module_),
+                                   multiply_adds(model.net_.discriminator_), discriminator_steps)
+    assert ratio == pytest.approx(flops[0.9] / flops[0.0], rel=1e-12)
