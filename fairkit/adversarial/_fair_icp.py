@@ -6,7 +6,6 @@ ICML 2025 (PMLR 267:32228-32245, arXiv:2404.05678).
 
 import importlib
 import numbers
-from contextlib import contextmanager
 
 import numpy as np
 from scipy.special import softmax
@@ -24,7 +23,9 @@ from fairkit.utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit
 from fairkit.utils.validation import (
     MAX_CATEGORIES,
     SENSITIVE_COLS_CONSTRAINT,
+    all_or_nothing,
     check_2d,
+    check_layer_sizes,
     check_numbers,
     check_numeric_features,
     drop_sensitive_cols,
@@ -47,25 +48,6 @@ def _torch_side():
     except ImportError as error:
         raise ImportError("FairICP estimators need torch and skorch: "
                           'pip install "fairkit[nn]"') from error
-
-
-@contextmanager
-def _all_or_nothing(estimator):
-    """Restore the estimator's attributes if the block fails: a failed fit leaves no trace."""
-    before = dict(vars(estimator))
-    try:
-        yield
-    except BaseException:
-        vars(estimator).clear()
-        vars(estimator).update(before)
-        raise
-
-
-def _check_layer_sizes(name, sizes):
-    sizes = tuple(sizes)
-    if not all(isinstance(s, numbers.Integral) and s > 0 for s in sizes):
-        raise ValueError(f"{name} must be a sequence of positive integers, got {sizes!r}.")
-    return sizes
 
 
 def _cell_groups(frame, n_samples):
@@ -189,13 +171,13 @@ class _BaseFairICP(BaseEstimator):
         self : object
             The fitted estimator.
         """
-        with _all_or_nothing(self):
+        with all_or_nothing(self):
             self._fit(X, y, sensitive_features)
         return self
 
     def _fit(self, X, y, sensitive_features):
-        _check_layer_sizes("hidden_layer_sizes", self.hidden_layer_sizes)
-        _check_layer_sizes("discriminator_hidden", self.discriminator_hidden)
+        check_layer_sizes("hidden_layer_sizes", self.hidden_layer_sizes)
+        check_layer_sizes("discriminator_hidden", self.discriminator_hidden)
         torch_side = _torch_side()
         groups, _ = fit_groups(self, X, sensitive_features, categorical=False)  # warns if there are none
         frame = resolve_sensitive_features(self, X, sensitive_features)
@@ -228,7 +210,8 @@ class _BaseFairICP(BaseEstimator):
         n_outputs = self._n_outputs()
         y_width = n_outputs if self._is_classifier else 1
         net = self._new_net(torch_side, X_net.shape[1], n_outputs + a.shape[1] + y_width, mu)
-        torch_side.check_net_params(net, self.net_params or {})  # before the density model and training
+        # before the density model and training
+        torch_side.check_net_params(net, self.net_params or {}, torch_side.COMPONENTS)
         torch_side.check_device(net.device)  # device, or net_params' "device" when it overrides it
         if valid is not None:
             held_out = None if frame is None else frame.iloc[valid].reset_index(drop=True)
@@ -325,8 +308,9 @@ class _BaseFairICP(BaseEstimator):
         state = dict(super().__getstate__())
         net = state.pop("net_", None)
         if net is not None:
+            torch_side = _torch_side()
             state["_net_state"] = {"sizes": [getattr(net, name) for name in NET_SIZES],
-                                   "arrays": _torch_side().state_arrays(net)}
+                                   "arrays": torch_side.state_arrays(net, torch_side.TRAINED)}
         return state
 
     def __setstate__(self, state):

@@ -1,8 +1,14 @@
-"""Shared machinery: sensitive-feature validation, the random_state policy and the public estimator checks."""
+"""Shared machinery: sensitive-feature validation, the random_state policy and the public estimator checks.
+
+:mod:`fairkit.utils.nn` holds the building blocks of torch networks (the ``nn`` extra); it is
+not imported here, so that ``import fairkit`` never imports torch.
+"""
 
 from fairkit.utils._random import local_generator, local_random_state
 from fairkit.utils.validation import (
+    all_or_nothing,
     check_2d,
+    check_layer_sizes,
     check_numbers,
     check_numeric_features,
     check_same_index,
@@ -16,7 +22,9 @@ from fairkit.utils.validation import (
 )
 
 __all__ = [
+    "all_or_nothing",
     "check_2d",
+    "check_layer_sizes",
     "check_numbers",
     "check_numeric_features",
     "check_same_index",

@@ -26,6 +26,7 @@ the wrong rows.
 """
 
 import numbers
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -40,7 +41,9 @@ __all__ = [
     "MAX_CATEGORIES",
     "NO_GROUP",
     "SENSITIVE_COLS_CONSTRAINT",
+    "all_or_nothing",
     "check_2d",
+    "check_layer_sizes",
     "check_numbers",
     "check_numeric_features",
     "check_same_index",
@@ -648,3 +651,43 @@ def predict_groups(estimator, X, sensitive_features):
         raise ValueError(f"{type(estimator).__name__} was fitted without sensitive features, "
                          "so it cannot use them now; refit with sensitive_features.")
     return encode_groups(frame, groups)[1]
+
+
+@contextmanager
+def all_or_nothing(estimator):
+    """Restore ``estimator``'s attributes if the block raises: a failed ``fit`` leaves no trace.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> model = LogisticRegression()
+    >>> try:
+    ...     with all_or_nothing(model):
+    ...         model.coef_ = "half-fitted"
+    ...         raise ValueError("bad input")
+    ... except ValueError:
+    ...     pass
+    >>> hasattr(model, "coef_")
+    False
+    """
+    before = dict(vars(estimator))
+    try:
+        yield
+    except BaseException:
+        vars(estimator).clear()
+        vars(estimator).update(before)
+        raise
+
+
+def check_layer_sizes(name, sizes):
+    """A network's hidden layer sizes as a tuple of positive integers; else a ``ValueError`` naming ``name``.
+
+    Examples
+    --------
+    >>> check_layer_sizes("hidden_layer_sizes", [64, 32])
+    (64, 32)
+    """
+    sizes = tuple(sizes)
+    if not all(isinstance(s, numbers.Integral) and s > 0 for s in sizes):
+        raise ValueError(f"{name} must be a sequence of positive integers, got {sizes!r}.")
+    return sizes
