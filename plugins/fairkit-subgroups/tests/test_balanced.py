@@ -352,7 +352,6 @@ NOT_REPEATED = f"{RESAMPLED}, whose draws differ from those from the repeated ro
 RESAMPLE_FAILURES = {
     "check_sample_weight_equivalence_on_dense_data": NOT_REPEATED,
     "check_sample_weight_equivalence_on_sparse_data": NOT_REPEATED,
-    "check_dtype_object": f"{RESAMPLED}: a bad value in a row not drawn never reaches the estimator's check",
 }
 
 
@@ -364,3 +363,14 @@ def expected_failures(estimator):
                          expected_failed_checks=expected_failures)
 def test_estimator_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_resample_refuses_a_value_that_is_no_string_or_number_in_any_row(seed):
+    """Whether or not the row is drawn (scikit-learn's check_dtype_object passed or failed by the draw)."""
+    X = np.random.default_rng(seed).normal(size=(40, 3)).astype(object)
+    y = np.arange(40) % 2
+    X[seed * 7, 1] = {"foo": "bar"}
+    model = GroupBalancedClassifier(LogisticRegression(), mode="resample", random_state=seed)
+    with pytest.raises(TypeError, match=rf"X\[{seed * 7}, 1\] is \{{'foo': 'bar'\}}"):
+        model.fit(X, y)

@@ -6,7 +6,7 @@ sample with probability proportional to 1/n_g (n_g the size of its group), and i
 counterpart, which gives each sample the weight 1/n_g instead.
 """
 
-from numbers import Integral
+from numbers import Integral, Number
 
 import numpy as np
 from scipy import sparse
@@ -81,6 +81,22 @@ def _take_rows(values, rows):
     if sparse.issparse(values):
         return values.tocsr()[rows]
     return np.asarray(values)[rows]
+
+
+def _check_feature_values(X):
+    """Refuse an object array holding a value that is neither a string nor a number.
+
+    In ``mode="resample"`` the estimator sees only the rows drawn, so its own check would
+    miss such a value in a row left out; this looks at every row. Strings are left to the
+    estimator (a pipeline may encode them).
+    """
+    if isinstance(X, np.ndarray) and X.dtype == object:
+        valid = np.vectorize(lambda value: value is None or isinstance(value, (str, Number)),
+                             otypes=[bool])(X)
+        if not valid.all():
+            row, column = np.argwhere(~valid)[0]
+            raise TypeError(f"X[{row}, {column}] is {X[row, column]!r}: every value of X must be a string or "
+                            "a number (argument must be a string or a number). Encode it as one.")
 
 
 def _rows_of_param(value, rows, n_samples):
@@ -307,6 +323,7 @@ class GroupBalancedClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator
         if self.mode == "reweight":
             estimator.fit(X_inner, y, sample_weight=row_weights, **params)
         else:
+            _check_feature_values(X_inner)
             rows = rng.choice(len(y), size=len(y), replace=True, p=row_weights / row_weights.sum())
             _check_every_class_drawn(classes, labels, rows, row_weights)
             estimator.fit(_take_rows(X_inner, rows), y[rows],
