@@ -84,3 +84,13 @@ def test_the_plugin_guides_test_settings_ignore_only_fairkit_warning(tmp_path):
                          env={**os.environ, "PYTHONPATH": str(PLUGIN_EXAMPLE / "src")})
     assert run.returncode == 0, run.stdout + run.stderr
     assert "4 passed" in run.stdout
+
+
+def test_subgroups_kl_prints_the_papers_mnist_values(capsys):
+    pytest.importorskip("fairkit_subgroups")
+    _run("subgroups_kl.py")
+    out = capsys.readouterr().out
+    guide = (ROOT / "docs" / "user_guide" / "fairkit-subgroups.rst").read_text()
+    for line in out.strip().splitlines():
+        assert line in guide  # the guide shows what the code prints
+    assert "'AY': 0.113415" in out and "'S': 0.526755" in out and "'YAS': 0.0" in out
