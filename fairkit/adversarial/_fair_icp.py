@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
+from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from fairkit.metrics import kernel_partial_correlation
 from fairkit.utils._conditional_density import fit_log_likelihood, sensitive_encoder
@@ -24,14 +24,12 @@ from fairkit.utils.validation import (
     MAX_CATEGORIES,
     SENSITIVE_COLS_CONSTRAINT,
     all_or_nothing,
-    check_2d,
     check_layer_sizes,
     check_numbers,
-    check_numeric_features,
-    drop_sensitive_cols,
     encode_groups,
     fit_groups,
     looks_continuous,
+    model_features,
     resolve_sensitive_features,
 )
 
@@ -332,29 +330,16 @@ class _BaseFairICP(BaseEstimator):
 
     def _validate_fit_data(self, X, y):
         """Validate ``X`` and ``y``; return the predictor's input (without sensitive columns) and y."""
-        check_2d(self, X)
-        validate_data(self, X, y, skip_check_array=True)  # n_features_in_, feature_names_in_
-        X_net = drop_sensitive_cols(self, X)
-        check_numeric_features(self, X_net)
+        X_net = model_features(self, X, y, reset=True)
         if not self._is_classifier:
             y = check_numbers(y, input_name="y", ensure_2d=False, expected=(
                 f"{type(self).__name__} needs real targets. Convert y to numbers, or use "
                 "FairICPClassifier for class labels."))
         return check_X_y(X_net, y, dtype=np.float64, y_numeric=not self._is_classifier, estimator=self)
 
-    def _network_input(self, X):
-        """Validate new samples and return the predictor's input."""
-        # X has the columns seen in fit (checked here); the sensitive ones are not read, so
-        # their values (missing ones included) do not matter
-        check_2d(self, X)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        X_net = drop_sensitive_cols(self, X)
-        check_numeric_features(self, X_net)
-        return check_array(X_net, dtype=np.float64, estimator=self)
-
     def _network_output(self, X):
         check_is_fitted(self)
-        X_net = self._network_input(X)
+        X_net = model_features(self, X, reset=False)
         return _torch_side().forward(self.net_, self.x_scaler_.transform(X_net))
 
 

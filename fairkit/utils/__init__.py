@@ -17,6 +17,7 @@ from fairkit.utils.validation import (
     encode_groups,
     fit_groups,
     looks_continuous,
+    model_features,
     predict_groups,
     resolve_sensitive_features,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "local_generator",
     "local_random_state",
     "looks_continuous",
+    "model_features",
     "predict_groups",
     "resolve_sensitive_features",
 ]

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from sklearn.utils import check_array
+from sklearn.utils.validation import validate_data
 
 from fairkit.exceptions import FairkitWarning
 from fairkit.utils._sklearn_compat import _num_samples
@@ -51,6 +52,7 @@ __all__ = [
     "drop_sensitive_cols",
     "encode_groups",
     "fit_groups",
+    "model_features",
     "looks_continuous",
     "predict_groups",
     "resolve_sensitive_features",
@@ -691,3 +693,26 @@ def check_layer_sizes(name, sizes):
     if not all(isinstance(s, numbers.Integral) and s > 0 for s in sizes):
         raise ValueError(f"{name} must be a sequence of positive integers, got {sizes!r}.")
     return sizes
+
+
+def model_features(estimator, X, y="no_validation", *, reset):
+    """The columns of ``X`` a model reads, as float64: ``sensitive_cols`` dropped, strings refused.
+
+    With ``reset=True`` (in ``fit``) records ``n_features_in_`` and ``feature_names_in_``
+    from the whole ``X``; with ``reset=False`` checks ``X`` against them. The sensitive
+    columns are not read, so their values (missing ones included) do not matter. ``y``
+    (``fit``'s target) is only checked to be given where the estimator requires one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> model = LogisticRegression()
+    >>> model_features(model, np.array([[1, 2], [3, 4]]), reset=True).dtype, model.n_features_in_
+    (dtype('float64'), 2)
+    """
+    check_2d(estimator, X)
+    validate_data(estimator, X, y, reset=reset, skip_check_array=True)
+    X_model = drop_sensitive_cols(estimator, X)
+    check_numeric_features(estimator, X_model)
+    return check_array(X_model, dtype=np.float64, estimator=estimator)

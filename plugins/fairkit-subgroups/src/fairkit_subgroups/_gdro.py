@@ -15,18 +15,16 @@ from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
+from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from fairkit.utils import local_random_state
 from fairkit.utils._sklearn_compat import Interval, _fit_context
 from fairkit.utils.validation import (
     SENSITIVE_COLS_CONSTRAINT,
     all_or_nothing,
-    check_2d,
     check_layer_sizes,
-    check_numeric_features,
-    drop_sensitive_cols,
     fit_groups,
+    model_features,
 )
 
 __all__ = ["GroupDROClassifier"]
@@ -196,11 +194,7 @@ class GroupDROClassifier(ClassifierMixin, BaseEstimator):
         check_layer_sizes("hidden_layer_sizes", self.hidden_layer_sizes)
         torch_side = _torch_side()
         groups, codes = fit_groups(self, X, sensitive_features)  # warns if there are none
-        check_2d(self, X)
-        validate_data(self, X, y, skip_check_array=True)  # n_features_in_, feature_names_in_
-        X_net = drop_sensitive_cols(self, X)
-        check_numeric_features(self, X_net)
-        X_net, y = check_X_y(X_net, y, dtype=np.float64, estimator=self)
+        X_net, y = check_X_y(model_features(self, X, y, reset=True), y, dtype=np.float64, estimator=self)
         check_classification_targets(y)
         classes, labels = np.unique(y, return_inverse=True)
         if len(classes) < 2:
@@ -263,12 +257,7 @@ class GroupDROClassifier(ClassifierMixin, BaseEstimator):
 
     def _logits(self, X):
         check_is_fitted(self)
-        # X has the columns seen in fit (checked here); the sensitive ones are not read
-        check_2d(self, X)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        X_net = drop_sensitive_cols(self, X)
-        check_numeric_features(self, X_net)
-        X_net = check_array(X_net, dtype=np.float64, estimator=self)
+        X_net = model_features(self, X, reset=False)
         return _torch_side().forward(self.net_, self.x_scaler_.transform(X_net))
 
     def predict_proba(self, X):
