@@ -35,7 +35,6 @@ import warnings
 import numpy as np
 import pandas as pd
 from fairlearn.postprocessing import ThresholdOptimizer
-from scipy.stats import t as student_t
 from sklearn.compose import make_column_transformer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
@@ -48,6 +47,7 @@ from fairkit.metrics import (
     demographic_parity_difference,
     equalized_odds_difference,
     fairness_floor,
+    resampled_interval,
     true_positive_rate_difference,
 )
 from fairkit.postprocessing import RandomizedFairBOC
@@ -298,14 +298,6 @@ def _test_fraction(data):
     return ADULT_TEST_SIZE / (ADULT_ROWS - ADULT_TEST_SIZE) if data.startswith("Adult") else 1.0
 
 
-def _corrected_interval(diff, test_fraction):
-    """Mean of the paired differences and its 95% corrected resampled t interval."""
-    k = len(diff)
-    half = (student_t.ppf(0.975, k - 1) * np.sqrt((1 / k + test_fraction) * diff.var(ddof=1))
-            if k > 1 else float("nan"))
-    return {"mean": diff.mean(), "low": diff.mean() - half, "high": diff.mean() + half}
-
-
 def _differences(records):
     """Paired differences between rules over the splits, with Nadeau & Bengio's corrected t interval.
 
@@ -321,7 +313,8 @@ def _differences(records):
             for quantity in ("violation", "expected_violation", "expected_accuracy"):
                 diff = (by_rule.xs(rule, level="rule")[quantity]
                         - by_rule.xs(other, level="rule")[quantity]).to_numpy()
-                row[quantity] = _corrected_interval(diff, _test_fraction(data))
+                estimate = resampled_interval(diff, test_fraction=_test_fraction(data))
+                row[quantity] = {"mean": estimate.value, "low": estimate.low, "high": estimate.high}
             rows.append(row)
     return rows
 

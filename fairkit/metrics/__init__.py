@@ -14,7 +14,7 @@ from fairkit.metrics._group import (
 from fairkit.metrics._independence import equalized_odds_test, kernel_partial_correlation
 from fairkit.metrics._ranking import abstention_rate, disagreement_rate, ranking_stability
 from fairkit.metrics._scorer import make_fairness_scorer
-from fairkit.metrics._uncertainty import Estimate, fairness_floor
+from fairkit.metrics._uncertainty import Estimate, fairness_floor, resampled_interval
 
 __all__ = [
     "Estimate",
@@ -34,6 +34,7 @@ __all__ = [
     "normalized_cut",
     "ranking_stability",
     "ratio_cut",
+    "resampled_interval",
     "selection_rate",
     "true_positive_rate_difference",
 ]

@@ -14,6 +14,7 @@ from fairkit.metrics import (
     equalized_odds_difference,
     fairness_floor,
     group_summary,
+    resampled_interval,
     true_positive_rate_difference,
 )
 from fairkit.metrics._confusion import confusion
@@ -240,3 +241,37 @@ def test_floor_of_an_error_rate_requires_y_true():
     floor = fairness_floor("demographic_parity_difference", None, [0, 1, 1, 1],
                            sensitive_features=["a", "a", "b", "b"], n_draws=10, random_state=0)
     assert floor.observed == 0.5
+
+
+# --- resampled_interval: the corrected resampled t interval over splits -------------------------------
+
+
+def test_resampled_interval_is_the_t_interval_with_the_corrected_variance():
+    scores = np.array([0.71, 0.74, 0.69, 0.75, 0.72, 0.70])
+    k, fraction = len(scores), 0.25
+    half = stats.t.ppf(0.975, k - 1) * np.sqrt((1 / k + fraction) * scores.var(ddof=1))
+    estimate = resampled_interval(scores, test_fraction=fraction)
+    assert estimate.value == pytest.approx(scores.mean())
+    assert (estimate.low, estimate.high) == pytest.approx((scores.mean() - half, scores.mean() + half))
+    plain = resampled_interval(scores, test_fraction=0.0, ci=0.9)  # independent data sets: 1/k only
+    assert plain.high - plain.value == pytest.approx(
+        stats.t.ppf(0.95, k - 1) * scores.std(ddof=1) / np.sqrt(k))
+
+
+def test_resampled_interval_covers_the_mean_of_independent_scores():
+    # with test_fraction=0 and independent normal scores, the interval is exact: coverage 0.95
+    rng = np.random.default_rng(0)
+    draws = rng.normal(0.3, 0.05, size=(2000, 5))
+    covered = [resampled_interval(row, test_fraction=0.0).low <= 0.3 <= resampled_interval(
+        row, test_fraction=0.0).high for row in draws]
+    assert abs(np.mean(covered) - 0.95) < 4 * np.sqrt(0.95 * 0.05 / len(draws))
+
+
+def test_resampled_interval_of_one_split_has_no_width_and_bad_input_is_refused():
+    assert np.isnan(resampled_interval([0.5], test_fraction=0.2).low)
+    with pytest.raises(ValueError, match="values must be a non-empty 1-D array"):
+        resampled_interval([0.5, np.nan], test_fraction=0.2)
+    with pytest.raises(ValueError, match="test_fraction"):
+        resampled_interval([0.5, 0.6], test_fraction=-1)
+    with pytest.raises(ValueError, match="ci"):
+        resampled_interval([0.5, 0.6], test_fraction=0.2, ci=1.5)
