@@ -9,11 +9,12 @@ Registered with fairkit through the ``subgroups`` entry point of the ``fairkit``
 """
 
 from fairkit_subgroups._balanced import GroupBalancedClassifier
+from fairkit_subgroups._compare import GroupingComparison, compare_groupings
 from fairkit_subgroups._gdro import GroupDROClassifier
 from fairkit_subgroups._groupings import Noisy, RandomGroups, Split, make_groupings
 from fairkit_subgroups._kl import subgroup_kl_diagnostic
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["GroupBalancedClassifier", "GroupDROClassifier", "Noisy", "RandomGroups", "Split",
-           "make_groupings", "subgroup_kl_diagnostic", "__version__"]
+__all__ = ["GroupBalancedClassifier", "GroupDROClassifier", "GroupingComparison", "Noisy", "RandomGroups",
+           "Split", "compare_groupings", "make_groupings", "subgroup_kl_diagnostic", "__version__"]
