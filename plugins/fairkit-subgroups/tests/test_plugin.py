@@ -20,6 +20,7 @@ def test_fairkit_discovers_the_estimators_and_their_search_spaces(fresh_registry
     for name in ("GroupBalancedClassifier", "GroupDROClassifier"):
         assert registry.get_estimator(name) is getattr(fairkit_subgroups, name)
         assert name in registry.all_search_spaces()
+    assert registry.all_datasets()["make_digits_artefact"] is fairkit_subgroups.make_digits_artefact
 
 
 def test_the_plugin_can_be_disabled(fresh_registry):

@@ -11,6 +11,13 @@ def fairkit_estimators():
 
 
 @hookimpl
+def fairkit_datasets():
+    from fairkit_subgroups import make_digits_artefact
+
+    return {"make_digits_artefact": make_digits_artefact}
+
+
+@hookimpl
 def fairkit_search_spaces():
     from scipy.stats import loguniform, uniform
 
