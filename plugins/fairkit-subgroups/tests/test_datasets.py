@@ -6,7 +6,7 @@ import pytest
 from sklearn.datasets import load_digits
 from sklearn.linear_model import LogisticRegression
 
-from fairkit_subgroups._datasets import _shuffled_rank, make_digits_artefact
+from fairkit_subgroups._datasets import _shuffled_rank, make_digits_artefact, stack_draws
 
 ARTEFACT_PIXELS = [48, 49, 56, 57]  # bottom-left 2×2 of the 8×8 image
 S_PIXELS = [0, 1, 8, 9]  # top-left 2×2
@@ -166,3 +166,16 @@ def test_shuffled_rank_is_a_random_order_within_each_label():
     # each member of label 2 takes each of its 4 positions about 100 times in 400 draws
     counts = np.array([np.bincount(ranks[:, j], minlength=4) for j in np.flatnonzero(labels == 2)])
     assert counts.min() > 60 and counts.max() < 140
+
+
+def test_stack_draws_puts_each_draw_back_together_through_its_index_pairs():
+    draws = [make_digits_artefact(random_state=seed, test_size=0.4) for seed in (3, 4)]
+    stacked = stack_draws(iter(draws))
+    assert len(stacked.cv) == 2 and stacked.attributes.index.equals(pd.RangeIndex(len(stacked.y)))
+    for draw, (train, test) in zip(draws, stacked.cv, strict=True):
+        np.testing.assert_array_equal(stacked.X[train], draw.X_train)
+        np.testing.assert_array_equal(stacked.y[test], draw.y_test)
+        pd.testing.assert_frame_equal(stacked.attributes.iloc[test].reset_index(drop=True),
+                                      draw.attributes_test)
+    with pytest.raises(ValueError, match="draws is empty"):
+        stack_draws([])

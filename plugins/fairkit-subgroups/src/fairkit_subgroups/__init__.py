@@ -10,7 +10,7 @@ Registered with fairkit through the ``subgroups`` entry point of the ``fairkit``
 
 from fairkit_subgroups._balanced import GroupBalancedClassifier
 from fairkit_subgroups._compare import GroupingComparison, compare_groupings
-from fairkit_subgroups._datasets import make_digits_artefact
+from fairkit_subgroups._datasets import make_digits_artefact, stack_draws
 from fairkit_subgroups._gdro import GroupDROClassifier
 from fairkit_subgroups._groupings import Noisy, RandomGroups, Split, make_groupings
 from fairkit_subgroups._kl import subgroup_kl_diagnostic
@@ -18,5 +18,5 @@ from fairkit_subgroups._kl import subgroup_kl_diagnostic
 __version__ = "0.1.0.dev0"
 
 __all__ = ["GroupBalancedClassifier", "GroupDROClassifier", "GroupingComparison", "Noisy", "RandomGroups",
-           "Split", "compare_groupings", "make_digits_artefact", "make_groupings", "subgroup_kl_diagnostic",
-           "__version__"]
+           "Split", "compare_groupings", "make_digits_artefact", "make_groupings", "stack_draws",
+           "subgroup_kl_diagnostic", "__version__"]

@@ -17,7 +17,7 @@ from sklearn.utils import Bunch
 
 from fairkit.utils import local_generator
 
-__all__ = ["make_digits_artefact"]
+__all__ = ["make_digits_artefact", "stack_draws"]
 
 
 def _probability(value, name, meaning):
@@ -194,3 +194,46 @@ def make_digits_artefact(*, correlation=(0.95, 0.8), test_correlation=0.5, test_
         attributes_test=pd.DataFrame({"Y": y_test, "A": a_test, "S": s_test}),
         DESCR=descr,
     )
+
+
+def stack_draws(draws):
+    """Several train/test draws as one data set, with the index pairs that split it back.
+
+    :func:`compare_groupings` scores groupings over ``cv`` splits of one ``X``. Independent
+    draws of a data set whose training and test parts differ in distribution (several
+    ``random_state`` of :func:`make_digits_artefact`) become one ``X`` whose ``cv`` gives
+    each draw's training part for fitting and its test part for scoring.
+
+    Parameters
+    ----------
+    draws : iterable of Bunch
+        Each with ``X_train``, ``y_train``, ``attributes_train``, ``X_test``, ``y_test`` and
+        ``attributes_test`` (as :func:`make_digits_artefact` returns), all of the same
+        features and attribute columns.
+
+    Returns
+    -------
+    stacked : Bunch
+        ``X`` (the draws' training then test rows, draw after draw), ``y``, ``attributes``
+        (a DataFrame with a fresh index) and ``cv`` (a list of (train, test) index arrays,
+        one per draw).
+
+    Examples
+    --------
+    >>> from fairkit_subgroups import make_digits_artefact, stack_draws
+    >>> stacked = stack_draws(make_digits_artefact(random_state=seed) for seed in range(3))
+    >>> stacked.X.shape, len(stacked.cv), [len(test) for _, test in stacked.cv]
+    ((5382, 64), 3, [536, 536, 536])
+    """
+    X, y, attributes, cv, start = [], [], [], [], 0
+    for draw in draws:
+        n_train, n_test = len(draw.y_train), len(draw.y_test)
+        cv.append((np.arange(start, start + n_train), np.arange(start + n_train, start + n_train + n_test)))
+        X += [draw.X_train, draw.X_test]
+        y += [draw.y_train, draw.y_test]
+        attributes += [draw.attributes_train, draw.attributes_test]
+        start += n_train + n_test
+    if not cv:
+        raise ValueError("draws is empty; give at least one train/test draw.")
+    return Bunch(X=np.concatenate(X), y=np.concatenate(y),
+                 attributes=pd.concat(attributes, ignore_index=True), cv=cv)
