@@ -37,3 +37,11 @@ def test_importing_the_package_does_not_import_torch():
     code = "import sys, fairkit_subgroups; print('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "False"
+
+
+def test_the_demo_shows_the_lowest_kl_grouping_beating_erm_where_s_does_not(fresh_registry):
+    result = registry.all_demos()["subgroup_choice"](quick=True)
+    assert result["after"] > result["before"] + 0.1
+    assert "reweighting on YAS" in result["note"]
+    s_accuracy = float(result["note"].split("on S: ")[1].split()[0])
+    assert abs(s_accuracy - result["before"]) < 0.05

@@ -18,6 +18,13 @@ def fairkit_datasets():
 
 
 @hookimpl
+def fairkit_demos():
+    from fairkit_subgroups._demo import demo
+
+    return {"subgroup_choice": demo}
+
+
+@hookimpl
 def fairkit_search_spaces():
     from scipy.stats import loguniform, uniform
 
