@@ -51,10 +51,10 @@ def fixed_step(losses, groups, q, counts, adj, step_size):
 def step(losses, groups, q, counts, adj, eta):
     """``group_dro_step`` on numpy inputs; returns the loss, the new q and d loss / d losses."""
     losses = torch.tensor(losses, dtype=torch.float64, requires_grad=True)
-    loss, q = group_dro_step(losses, torch.tensor(groups), torch.tensor(q, dtype=torch.float64),
-                             adj / torch.sqrt(torch.tensor(counts, dtype=torch.float64)), eta)
+    loss, q = group_dro_step(losses, torch.tensor(groups), np.asarray(q, dtype=np.float64),
+                             adj / np.sqrt(np.asarray(counts, dtype=np.float64)), eta)
     loss.backward()
-    return loss.item(), q.numpy(), losses.grad.numpy()
+    return loss.item(), q, losses.grad.numpy()
 
 
 # (1) The reference update, on a two-batch example computed by hand
