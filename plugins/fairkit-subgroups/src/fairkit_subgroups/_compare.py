@@ -18,7 +18,6 @@ import pandas as pd
 from scipy.stats import spearmanr
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_consistent_length, column_or_1d
@@ -27,6 +26,7 @@ from fairkit.exceptions import FairkitWarning
 from fairkit.metrics import resampled_interval
 from fairkit.metrics._uncertainty import check_level
 from fairkit.utils import local_random_state
+from fairkit.utils._sklearn_compat import _safe_indexing
 from fairkit.utils._warnings import warn_user
 from fairkit.utils.validation import check_same_index, check_sensitive_features, encode_groups
 from fairkit_subgroups._kl import subgroup_kl_diagnostic
