@@ -4,7 +4,9 @@
 sets stratified by group, fits a logistic-regression baseline and each chosen fair
 method (resolved through :mod:`fairkit.registry`, with the parameters you give) on the same
 features, and scores every model on the test set with accuracy and every registered group
-fairness metric, each with its interval and noise floor. The result prints as text tables
+fairness metric, each with its interval and noise floor. Checks registered by plugins
+(:func:`fairkit.hookspecs.fairkit_audit_checks`, such as the robustness check of
+``fairkit-robust``) add tables of their own when asked for. The result prints as text tables
 and writes a self-contained HTML report (``fairkit audit``); the report's plots need
 matplotlib (``pip install "fairkit[plot]"``).
 
@@ -19,6 +21,7 @@ import inspect
 import io
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +40,8 @@ BASELINE = "baseline"
 CONFIDENCE = 0.95
 #: Shown where the report's plots would be when matplotlib is not installed.
 NO_PLOTS = 'the report has no plots: they need matplotlib (pip install "fairkit[plot]")'
+#: Checks that plugins provide, with how to install them: named when such a check is not registered.
+CHECK_PLUGINS = {"robustness": 'pip install "fairkit-robust[nn]"'}
 
 
 class AuditError(ValueError):
@@ -59,11 +64,17 @@ class AuditResult:
         interval (``rate_low``, ``rate_high``), one row per group.
     info : dict
         The data and the set-up: file, sizes, target, positive label, sensitive columns,
-        features, methods and the parameters set on them.
+        features, methods and the parameters set on them, and the checks asked for with
+        their options (``checks``).
     notes : list of str
-        Warnings raised while fitting and scoring, and other remarks.
+        Warnings raised while fitting, scoring and checking, and other remarks.
     failures : dict of str to str
-        Methods that failed to fit or predict, with the error.
+        Methods that failed to fit or predict, with the error; a check that failed on a
+        model is keyed ``"<model> <check>"``.
+    checks : dict of str to DataFrame
+        Per check asked for (``audit(checks=...)``), its table for every model it ran on:
+        the tables the check returned, one below the other, under a leading index level
+        ``model``. Empty when no check was asked for.
     """
 
     overall: pd.DataFrame
@@ -71,9 +82,10 @@ class AuditResult:
     info: dict
     notes: list = field(default_factory=list)
     failures: dict = field(default_factory=dict)
+    checks: dict = field(default_factory=dict)
 
     def to_text(self):
-        """The set-up, the overall table and the per-group tables as plain text.
+        """The set-up, the overall table, the per-group tables and the checks' tables as plain text.
 
         Each group metric is shown as ``value [low, high]`` beside its noise floor and
         p-value, each group's rates with their intervals.
@@ -83,12 +95,17 @@ class AuditResult:
                  f"(positive: {self.info['positive_label']!r}), sensitive "
                  f"{', '.join(self.info['sensitive'])}"]
         parts += [f"{method} with {_show_params(params)}" for method, params in self.info["params"].items()]
+        parts += [f"check {name} with option {option!r}" for name, option in
+                  self.info.get("checks", {}).items()]
         parts += ["", "Test-set metrics (differences: 0 is fair; ratios: 1 is fair)", _LEGEND,
                   _text(_overall_display(self.overall))]
         if self.by_group:
             parts += ["", _GROUP_LEGEND]
         for model, frame in self.by_group.items():
             parts += ["", f"By group: {model}", _text(_group_display(frame, self.info["sensitive"]))]
+        for name, frame in self.checks.items():
+            headers, rows = _check_display(frame)
+            parts += ["", _check_title(name, self.info), text_table(headers, _blank_repeats(rows))]
         for method, error in self.failures.items():
             parts += ["", f"{method} failed: {error}"]
         if self.notes:
@@ -293,6 +310,70 @@ def _method_params(chosen, params):
     return {method: values for method, values in per_method.items() if values}
 
 
+def _resolve_checks(checks):
+    """``{name: (check, option)}`` for ``checks`` ({check name: option}); raise AuditError for a name
+    that no plugin registers, saying which plugin provides it when that is known."""
+    if checks is None:
+        return {}
+    if not isinstance(checks, Mapping):
+        raise AuditError(f"checks must be a dict of check name to option, got {type(checks).__name__}")
+    from fairkit.registry import all_audit_checks
+
+    registered = all_audit_checks()
+    for name in checks:
+        if name in registered:
+            continue
+        shown = f"registered checks: {', '.join(registered) or 'none'}"
+        if name in CHECK_PLUGINS:
+            raise AuditError(f"check {name!r} is not registered: it comes with a plugin; install it with "
+                             f"{CHECK_PLUGINS[name]} (if it is installed, `fairkit plugins` says why it "
+                             f"is not loaded); {shown}")
+        close = difflib.get_close_matches(str(name), [*registered, *CHECK_PLUGINS], n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise AuditError(f"unknown check {name!r}{hint}; {shown}")
+    return {name: (registered[name], option) for name, option in checks.items()}
+
+
+def _run_checks(checks, model, name, X, y, sensitive_features, random_state, feature_names, tables, failures,
+                notes, bar):
+    """Run each check on the fitted ``model``, each on its own copy of the test data; add its table to
+    ``tables[check][name]``, or, when it raises or returns no DataFrame, the error to ``failures``.
+
+    The optional keywords (``feature_names``) go to the checks whose signature names them."""
+    for check_name, (check, option) in checks.items():
+        bar.set_postfix_str(f"{name}: {check_name}")
+        optional = {"feature_names": list(feature_names)} if _accepts(check, "feature_names") else {}
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                table = check(model, X.copy(), y.copy(), sensitive_features.copy(), option=option,
+                              random_state=random_state, **optional)
+            if not isinstance(table, pd.DataFrame):
+                raise TypeError(f"the check returned {type(table).__name__}, not a DataFrame")
+        except Exception as exc:  # a plugin's check may not apply to this model: report it and go on
+            failures[f"{name} {check_name}"] = _error(exc)
+            continue
+        finally:
+            bar.update()
+        _note_warnings(caught, notes, f"{name}, {check_name}")
+        tables.setdefault(check_name, {})[name] = table
+
+
+def _accepts(function, name):
+    """Whether ``function`` takes the keyword ``name`` (by name, or through ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # no signature to read
+        return False
+    return any(p.name == name and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+               or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def _error(exc):
+    """An exception in one line: ``RuntimeError: diverged``."""
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
 def _takes(function, name):
     return function is not None and name in inspect.signature(function).parameters
 
@@ -421,7 +502,7 @@ def _note_warnings(caught, notes, where):
 
 
 def audit(data, *, target, sensitive, positive_label=None, methods=None, params=None, metrics=None,
-          test_size=0.3, tolerance=0.05, random_state=0, progress=False):
+          test_size=0.3, tolerance=0.05, random_state=0, progress=False, checks=None):
     """Compare an unconstrained baseline with fair methods on a table.
 
     Parameters
@@ -457,7 +538,13 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
     random_state : int, default=0
         Seed of the split and of the methods' ``random_state``.
     progress : bool, default=False
-        Show a progress bar (on standard error) over the model fits and metrics.
+        Show a progress bar (on standard error) over the model fits, metrics and checks.
+    checks : dict of str to object, default=None
+        Checks registered by plugins (:func:`fairkit.registry.all_audit_checks`) to run on
+        every model once it is scored, each with its option, as in ``{"robustness": 0.1}``
+        (``fairkit audit --robustness 0.1``: the check of the ``fairkit-robust`` plugin). Their
+        tables are in :attr:`AuditResult.checks`, the text and the report; a check that fails
+        on a model is in :attr:`AuditResult.failures` as ``"<model> <check>"``.
 
     Returns
     -------
@@ -469,7 +556,7 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
         If the input is unusable (missing file, unknown column, a target that is not
         binary or has a single value, a single group or a group of one row, an infinite
         feature value, a parameter that no chosen method takes or an invalid parameter
-        value, ...); nothing is fitted then.
+        value, a check that no plugin registers, ...); nothing is fitted then.
 
     Examples
     --------
@@ -511,6 +598,7 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
     _check_finite(features)
     chosen = _resolve_methods(methods)
     method_params = _method_params(chosen, params or {})
+    chosen_checks = _resolve_checks(checks)
     models = {BASELINE: LogisticRegression(max_iter=1000),
               **{name: _make_method(cls, random_state, method_params.get(name, {}))
                  for name, cls in chosen.items()}}
@@ -531,10 +619,13 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
         preprocess = _preprocessor()
         X_train = preprocess.fit_transform(features.iloc[train])
         X_test = preprocess.transform(features.iloc[test])
+        feature_names = preprocess.get_feature_names_out()
     _note_warnings(caught, notes, "preprocessing")
     s_train, s_test = complete[sensitive].iloc[train], complete[sensitive].iloc[test]
     overall, by_group, failures, seconds = {}, {}, {}, {}
-    bar = tqdm(total=len(models) * (1 + len(metrics)), desc="audit", unit="step", disable=not progress)
+    steps = 1 + len(metrics) + len(chosen_checks)  # per model: the fit, each metric, each check
+    check_tables = {}
+    bar = tqdm(total=len(models) * steps, desc="audit", unit="step", disable=not progress)
     for name, model in models.items():
         bar.set_postfix_str(f"fitting {name}")
         start = time.perf_counter()
@@ -549,8 +640,8 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
                               else {})
                     y_pred = model.predict(X_test, **kwargs)
         except Exception as exc:  # report a method that breaks on this data and go on
-            failures[name] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-            bar.update(1 + len(metrics))  # the fit and the metrics it will not get
+            failures[name] = _error(exc)
+            bar.update(steps)  # the fit, and the metrics and checks it will not get
             continue
         bar.update()
         seconds[name] = time.perf_counter() - start
@@ -559,6 +650,8 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
                                        random_state, bar)
         if groups is not None:
             by_group[name] = groups
+        _run_checks(chosen_checks, model, name, X_test, y[test], s_test, random_state, feature_names,
+                    check_tables, failures, notes, bar)
     bar.close()
     _flag_small_groups(by_group, tolerance, notes)
     table = pd.DataFrame(overall)
@@ -567,8 +660,21 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
             "target": target, "positive_label": positive.item() if isinstance(positive, np.generic)
             else positive, "sensitive": sensitive, "groups": sizes.to_dict(),
             "features": list(features.columns), "test_size": test_size, "random_state": random_state,
-            "methods": list(models), "params": method_params}
-    return AuditResult(table, by_group, info, notes, failures)
+            "methods": list(models), "params": method_params,
+            "checks": {name: option for name, (_, option) in chosen_checks.items()}}
+    return AuditResult(table, by_group, info, notes, failures, _join_check_tables(check_tables, failures))
+
+
+def _join_check_tables(check_tables, failures):
+    """``{check: one table}`` from ``{check: {model: table}}``, under a leading index level ``model``; a
+    check whose tables cannot be put one below the other (different index levels) is a failure."""
+    tables = {}
+    for check, per_model in check_tables.items():
+        try:
+            tables[check] = pd.concat(per_model, names=["model"])
+        except (TypeError, ValueError) as exc:
+            failures[check] = f"its tables for the models cannot be joined: {_error(exc)}"
+    return tables
 
 
 _LEVEL = f"{CONFIDENCE:.0%}"
@@ -639,6 +745,43 @@ def _group_display(frame, sensitive):
     if not shown:  # a plugin's table with other columns
         shown = {column: [_number(value) for value in frame[column].tolist()] for column in frame.columns}
     return pd.DataFrame(shown, index=pd.Index(_group_labels(frame.index), name=" & ".join(sensitive)))
+
+
+def _check_title(name, info):
+    """The line above a check's table: ``Check robustness (option 0.1)``."""
+    option = info.get("checks", {}).get(name)
+    return f"Check {name}" + ("" if option is None else f" (option {option!r})")
+
+
+def _cell(value, label=False):
+    """A cell of a check's table: a number as the other tables show it (a row label, such as an attack's
+    size, in full: ``0.0005``), anything else as text."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return f"{value:g}" if label and not pd.isna(value) else _number(value)
+    return "-" if value is None or (np.ndim(value) == 0 and pd.isna(value)) else str(value)
+
+
+def _check_display(frame):
+    """A check's table (:attr:`AuditResult.checks`) as ``(headers, rows)`` of text: the model and the
+    check's own row labels first, then its columns; unnamed integer row labels (the row numbers of a
+    table without labels) are left out."""
+    labels = []
+    for i, level in enumerate(frame.index.names):
+        values = frame.index.get_level_values(i)
+        if i and level is None and pd.api.types.is_integer_dtype(values):
+            continue
+        labels.append(("" if level is None else str(level), values))
+    headers = [header for header, _ in labels] + [" ".join(map(str, column)) if isinstance(column, tuple)
+                                                   else str(column) for column in frame.columns]
+    columns = [values for _, values in labels] + [frame.iloc[:, j] for j in range(frame.shape[1])]
+    rows = [[_cell(value, label=i < len(labels)) for i, value in enumerate(row)]
+            for row in zip(*columns, strict=True)]
+    return headers, rows
+
+
+def _blank_repeats(rows):
+    """Rows whose first cell is left blank where it repeats the row above (a model's label shown once)."""
+    return [["" if i and row[0] == rows[i - 1][0] else row[0], *row[1:]] for i, row in enumerate(rows)]
 
 
 def _text(display):
@@ -764,6 +907,8 @@ def _html_report(result):
              "and meta-estimators wrap the same model</li>",
              *(f"<li>{esc(method)} with <code>{esc(_show_params(params))}</code></li>"
                for method, params in info["params"].items()),
+             *(f"<li>check {esc(name)} with option <code>{esc(repr(option))}</code></li>"
+               for name, option in info.get("checks", {}).items()),
              "</ul>",
              f"<h2>Test-set metrics</h2><p>Differences: 0 is fair. Ratios: 1 is fair. {esc(_LEGEND)}</p>",
              table]
@@ -777,8 +922,12 @@ def _html_report(result):
     for model, frame in result.by_group.items():
         parts += [f"<h2>By group: {esc(model)}</h2><p>{esc(_GROUP_LEGEND)}</p>",
                   _group_display(frame, info["sensitive"]).to_html()]
+    for name, frame in result.checks.items():
+        headers, rows = _check_display(frame)
+        parts += [f"<h2>{esc(_check_title(name, info))}</h2>",
+                  pd.DataFrame(rows, columns=headers).to_html(index=False)]
     if result.failures:
-        parts.append("<h2>Failed methods</h2><ul>" + "".join(
+        parts.append("<h2>Failures</h2><ul>" + "".join(
             f"<li><b>{esc(m)}</b>: {esc(e)}</li>" for m, e in result.failures.items()) + "</ul>")
     if notes:
         parts.append("<h2>Notes</h2><ul>" + "".join(f"<li class='note'>{esc(n)}</li>" for n in notes)

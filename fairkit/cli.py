@@ -10,7 +10,8 @@
     fit an unconstrained baseline and fair methods on a CSV file, print accuracy and
     the group fairness metrics with their intervals and noise floors, overall and by
     group, and write an HTML report with ``--out`` (see :mod:`fairkit.audit`).
-    ``fairkit audit --help`` lists the methods and their parameters.
+    ``--robustness EPS`` and ``--check NAME=OPTION`` add the tables of checks that plugins
+    register. ``fairkit audit --help`` lists the methods and their parameters, and the checks.
 """
 
 import argparse
@@ -54,7 +55,7 @@ def _plugins(args):
     if args.json:
         print(json.dumps(plugins, indent=2))
         return 0
-    kinds = ("estimators", "metrics", "datasets", "search_spaces", "demos")
+    kinds = ("estimators", "metrics", "datasets", "search_spaces", "demos", "audit_checks")
     rows = [[p["name"], p["distribution"] or "-", p["version"] or "-", _status(p),
              ", ".join(_count(len(p[kind]), kind) for kind in kinds if p[kind]) or "-"]
             for p in plugins]
@@ -135,7 +136,8 @@ def _audit(args):
         result = audit(args.data, target=args.target, sensitive=[c for c in args.sensitive.split(",") if c],
                        positive_label=args.positive_label, methods=args.method, params=dict(args.param),
                        metrics=args.metric, test_size=args.test_size, tolerance=args.tolerance,
-                       random_state=args.random_state, progress=not args.no_progress)
+                       random_state=args.random_state, progress=not args.no_progress,
+                       checks=_checks(args))
     except AuditError as exc:
         print(f"fairkit audit: {exc}", file=sys.stderr)
         return 2
@@ -153,6 +155,33 @@ def _audit(args):
     return 1 if result.failures else 0
 
 
+def _checks(args):
+    """``{check name: option}`` from ``--check NAME=OPTION`` and ``--robustness EPS``, or None for none."""
+    from fairkit.audit import AuditError
+
+    checks = {}
+    for name, option in args.check:
+        if name in checks:
+            raise AuditError(f"--check {name} is given twice; give each check once")
+        checks[name] = option
+    if args.robustness is not None:
+        if "robustness" in checks:
+            raise AuditError("give --robustness EPS or --check robustness=EPS, not both")
+        checks["robustness"] = args.robustness
+    return checks or None
+
+
+def _positive_float(text):
+    """A float > 0 (``--robustness``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a size above 0 (such as 0.1)")
+    return value
+
+
 def _parameter(text):
     """``NAME=VALUE`` as ``(NAME, VALUE)``, VALUE read as a Python literal (``0.1``, ``None``,
     ``'text'``, ``[1, 2]``) and otherwise kept as text (``equalized_odds``)."""
@@ -162,6 +191,13 @@ def _parameter(text):
     with contextlib.suppress(ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         value = ast.literal_eval(value)  # else the text itself
     return name.strip(), value
+
+
+def _check_option(text):
+    """``NAME=OPTION`` as ``(NAME, OPTION)``, OPTION read as :func:`_parameter` reads a VALUE."""
+    if "=" not in text or not text.partition("=")[0].strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=OPTION (such as robustness=0.1)")
+    return _parameter(text)
 
 
 def _audit_epilog():
@@ -174,7 +210,23 @@ def _audit_epilog():
     rows = [textwrap.fill(", ".join(parameters) or "(no parameters)", width, initial_indent=f"  {name}: ",
                           subsequent_indent="      ", break_on_hyphens=False)
             for name, parameters in usable_methods().items()]
-    return "\n".join([title, *(rows or ["  none is registered"])])
+    return "\n".join([title, *(rows or ["  none is registered"]), "", *_checks_epilog(width)])
+
+
+def _checks_epilog(width):
+    """The checks registered now, each with the first line of its docstring (what it measures)."""
+    import inspect
+
+    from fairkit.audit import CHECK_PLUGINS
+    from fairkit.registry import all_audit_checks
+
+    checks = all_audit_checks()
+    rows = [textwrap.fill((inspect.getdoc(check) or "-").splitlines()[0], width, initial_indent=f"  {name}: ",
+                          subsequent_indent="      ") for name, check in checks.items()]
+    rows += [f"  {name}: not registered; it comes with a plugin: {install}"
+             for name, install in CHECK_PLUGINS.items() if name not in checks]
+    return [textwrap.fill("checks of plugins (--check NAME=OPTION; --robustness EPS is --check "
+                          "robustness=EPS):", width), *(rows or ["  none is registered"])]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -224,6 +276,12 @@ def build_parser():
     audit.add_argument("--tolerance", type=float, default=0.05,
                        help="the smallest gap that matters; groups too small to measure it are named "
                             "(default 0.05)")
+    audit.add_argument("--robustness", type=_positive_float, metavar="EPS",
+                       help="add the robustness check: accuracy and group gaps under attacks of size up to "
+                            "EPS (needs the fairkit-robust plugin)")
+    audit.add_argument("--check", action="append", type=_check_option, default=[], metavar="NAME=OPTION",
+                       help="add a check that a plugin registers, repeatable: run it on every model with "
+                            "OPTION, read as --param reads a VALUE (the checks are listed below)")
     audit.add_argument("--random-state", type=int, default=0, help="seed of the split and the methods")
     audit.add_argument("--out", type=Path, metavar="report.html", help="write an HTML report here")
     audit.add_argument("--no-progress", action="store_true", help="do not show a progress bar")

@@ -1,4 +1,4 @@
-"""Discovery of estimators, metrics, data sets, search spaces and demos through plugins.
+"""Discovery of estimators, metrics, data sets, search spaces, demos and audit checks through plugins.
 
 Plugins are found through the entry-point group ``fairkit`` (fairkit's own
 estimators register the same way, through ``fairkit._builtin``). Discovery is
@@ -50,6 +50,7 @@ from fairkit.utils._warnings import warn_user
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "all_audit_checks",
     "all_datasets",
     "all_demos",
     "all_estimators",
@@ -79,6 +80,7 @@ _HOOKS = {
     "fairkit_datasets": "datasets",
     "fairkit_search_spaces": "search_spaces",
     "fairkit_demos": "demos",
+    "fairkit_audit_checks": "audit_checks",
 }
 
 
@@ -358,6 +360,11 @@ def all_demos():
     return dict(sorted(_values("fairkit_demos").items()))
 
 
+def all_audit_checks():
+    """Return ``{name: check}`` for every registered audit check (see ``fairkit audit``)."""
+    return dict(sorted(_values("fairkit_audit_checks").items()))
+
+
 def all_search_spaces():
     """Return ``{estimator name: parameter distributions}`` for every registered search space."""
     return dict(sorted(_values("fairkit_search_spaces").items()))
@@ -383,7 +390,8 @@ def list_plugins():
         or ``"failed"``), ``error`` (every problem reported for the plugin, joined
         by ``"; "``, or ``None``: why it failed, or, for a loaded plugin, what was
         skipped) and, for each hook, the names the plugin registered
-        (``estimators``, ``metrics``, ``datasets``, ``search_spaces``, ``demos``).
+        (``estimators``, ``metrics``, ``datasets``, ``search_spaces``, ``demos``,
+        ``audit_checks``).
     """
     return [
         {

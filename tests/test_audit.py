@@ -576,3 +576,210 @@ def test_help_lists_the_registered_methods_and_their_parameters(install_plugin, 
     assert "  RandomizedFairBOC: estimator, constraint, rates," in methods
     assert "  BrokenClassifier: (no parameters)" in methods
     assert "  EchoClassifier: constraint, strength, note" in methods
+
+
+# Checks that plugins register (issue 20: fairkit audit --robustness EPS)
+
+CHECK_PLUGIN = '''
+import inspect
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from fairkit import hookimpl
+
+CALLS = []  # (model class, copies of X, y and the sensitive features, option, random_state, feature_names)
+
+
+def shift_check(model, X, y, sensitive_features, *, option, random_state, feature_names):
+    """Accuracy on the test rows and with every feature shifted by OPTION."""
+    CALLS.append((type(model).__name__, X.copy(), y.copy(), sensitive_features.copy(), option, random_state,
+                  feature_names))
+    kwargs = ({"sensitive_features": sensitive_features}
+              if "sensitive_features" in inspect.signature(model.predict).parameters else {})
+    warnings.warn("shifted the features", UserWarning)
+    table = pd.DataFrame({"shift": [0.0, option],
+                          "accuracy": [float(np.mean(model.predict(X + shift, **kwargs) == y))
+                                       for shift in (0.0, option)]}).set_index("shift")
+    X[:], y[:] = np.nan, 0  # a check gets its own copy: what the audit and the next model see is unchanged
+    sensitive_features.iloc[:, 0] = "?"
+    return table
+
+
+def broken_check(model, X, y, sensitive_features, *, option, random_state):
+    raise RuntimeError(f"cannot attack a {type(model).__name__}")
+
+
+@hookimpl
+def fairkit_audit_checks():
+    return {"shift": shift_check, "broken": broken_check}
+'''
+
+
+@pytest.fixture
+def check_plugin(install_plugin):
+    install_plugin("checkplug", CHECK_PLUGIN)
+    import checkplug
+
+    return checkplug
+
+
+@pytest.fixture
+def no_robustness_plugin(monkeypatch):
+    """The registered checks without ``robustness`` (whether or not fairkit-robust is installed)."""
+    from fairkit import registry
+
+    registered = registry.all_audit_checks
+    monkeypatch.setattr(registry, "all_audit_checks",
+                        lambda: {name: check for name, check in registered().items() if name != "robustness"})
+
+
+def test_a_registered_check_runs_on_every_model_and_its_table_is_reported(synthetic_frame, check_plugin,
+                                                                          tmp_path):
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
+                   methods=["RandomizedFairBOC"], metrics=["demographic_parity_difference", "group_summary"],
+                   checks={"shift": 0.5}, random_state=3)
+    assert [call[0] for call in check_plugin.CALLS] == ["LogisticRegression", "RandomizedFairBOC"]
+    for _, X, y, groups, option, random_state, feature_names in check_plugin.CALLS:
+        # the preprocessed test features the models predict on, 0/1 labels, the sensitive columns
+        assert X.dtype == float and X.shape[0] == 300 and set(np.unique(y)) == {0, 1}
+        assert isinstance(groups, pd.DataFrame) and list(groups.columns) == ["sex"] and len(groups) == 300
+        assert (option, random_state) == (0.5, 3)
+        # asked for by name: which columns are standardized numbers and which one-hot (race is a feature)
+        assert feature_names == ["numeric__x", "categorical__job_clerk", "categorical__job_nurse",
+                                 "categorical__job_pilot", "categorical__race_p", "categorical__race_q"]
+        assert set(np.unique(X[:, 1:])) == {0.0, 1.0}
+    assert result.info["checks"] == {"shift": 0.5} and not result.failures
+    table = result.checks["shift"]
+    assert table.index.names == ["model", "shift"]
+    assert list(table.index.unique("model")) == ["baseline", "RandomizedFairBOC"]
+    for model in ("baseline", "RandomizedFairBOC"):  # unshifted, the check sees what the audit scored
+        assert table.loc[(model, 0.0), "accuracy"] == pytest.approx(result.overall.loc["accuracy", model])
+    assert "baseline, shift: UserWarning: shifted the features" in result.notes
+
+    text = result.to_text()
+    assert "check shift with option 0.5" in text
+    assert text.index("By group: baseline") < text.index("Check shift (option 0.5)")  # after the groups
+    rows = _tables(text)["Check shift (option 0.5)"]
+    assert [(row["model"], row["shift"]) for row in rows] == [
+        ("baseline", "0"), ("baseline", "0.5"), ("RandomizedFairBOC", "0"), ("RandomizedFairBOC", "0.5")]
+    assert [row["accuracy"] for row in rows] == [f"{value:.3f}" for value in table["accuracy"]]
+    page = result.write_html(tmp_path / "report.html").read_text()
+    assert "<h2>Check shift (option 0.5)</h2>" in page and "check shift with option <code>0.5</code>" in page
+    assert f"<td>{rows[1]['accuracy']}</td>" in page
+
+
+def test_a_failing_check_is_reported_and_the_audit_goes_on(synthetic_frame, check_plugin, install_plugin,
+                                                         tmp_path, monkeypatch):
+    install_plugin("brokenmethod", BROKEN_METHOD)
+    bars = []
+
+    class Bar:
+        def __init__(self, *, total, **kwargs):
+            self.total, self.n = total, 0
+            bars.append(self)
+
+        def update(self, n=1):
+            self.n += n
+
+        def set_postfix_str(self, text):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr("tqdm.tqdm", Bar)
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
+                   methods=["BrokenClassifier"], metrics=["demographic_parity_difference"],
+                   checks={"broken": None, "shift": 0.1}, progress=True)
+    assert result.failures == {"BrokenClassifier": "RuntimeError: diverged",
+                               "baseline broken": "RuntimeError: cannot attack a LogisticRegression"}
+    assert list(result.checks) == ["shift"]  # the next check still ran
+    assert list(result.checks["shift"].index.unique("model")) == ["baseline"]
+    assert list(result.overall.columns) == ["baseline"]
+    assert [(bar.n, bar.total) for bar in bars] == [(8, 8)]  # 2 models x (1 fit + 1 metric + 2 checks)
+    assert "baseline broken failed: RuntimeError: cannot attack a LogisticRegression" in result.to_text()
+    page = result.write_html(tmp_path / "report.html").read_text()
+    assert "<b>baseline broken</b>: RuntimeError: cannot attack a LogisticRegression" in page
+
+
+ODD_CHECKS = """
+import pandas as pd
+
+from fairkit import hookimpl
+
+
+def listed(model, X, y, sensitive_features, *, option, random_state):
+    return []
+
+
+def uneven(model, X, y, sensitive_features, *, option, random_state):  # one index level, then two
+    index = [("a", 1)] if type(model).__name__ == "LogisticRegression" else [("a", 1, 2)]
+    return pd.DataFrame({"value": [1.0]}, index=pd.MultiIndex.from_tuples(index))
+
+
+@hookimpl
+def fairkit_audit_checks():
+    return {"listed": listed, "uneven": uneven}
+"""
+
+
+def test_a_check_that_returns_no_table_or_tables_that_do_not_fit_together_is_a_failure(synthetic_frame,
+                                                                                        install_plugin):
+    install_plugin("oddchecks", ODD_CHECKS)
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
+                   methods=["RandomizedFairBOC"], metrics=[], checks={"listed": 1, "uneven": 1})
+    uneven = result.failures.pop("uneven")
+    assert uneven.startswith("its tables for the models cannot be joined: ValueError: ")  # pandas's words
+    no_table = "TypeError: the check returned list, not a DataFrame"
+    assert result.failures == {"baseline listed": no_table, "RandomizedFairBOC listed": no_table}
+    assert result.checks == {} and list(result.overall.columns) == ["baseline", "RandomizedFairBOC"]
+
+
+def test_without_checks_the_result_has_none(synthetic_frame):
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[],
+                   metrics=[])
+    assert result.checks == {} and result.info["checks"] == {} and "Check " not in result.to_text()
+
+
+def test_an_unknown_check_is_refused_before_anything_is_fitted(synthetic_frame, check_plugin, monkeypatch):
+    monkeypatch.setattr("fairkit.audit._preprocessor", lambda: pytest.fail("fitted with an unknown check"))
+    with pytest.raises(AuditError, match=r"^unknown check 'shfit' \(did you mean 'shift'\?\); registered "
+                                         r"checks: (\w+, )*broken, (\w+, )*shift"):
+        audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
+              checks={"shift": 0.1, "shfit": 0.1})
+    with pytest.raises(AuditError, match="checks must be a dict of check name to option, got list"):
+        audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", checks=["shift"])
+    assert check_plugin.CALLS == []
+
+
+@pytest.mark.usefixtures("no_robustness_plugin")
+def test_robustness_without_its_plugin_is_refused_before_any_fit(synthetic_csv, capsys, monkeypatch):
+    monkeypatch.setattr("fairkit.audit._preprocessor", lambda: pytest.fail("fitted without the plugin"))
+    err = _bad(_audit_args(synthetic_csv, "--robustness", "0.1"), capsys)
+    assert ("check 'robustness' is not registered: it comes with a plugin; install it with "
+            'pip install "fairkit-robust[nn]"') in err
+    with pytest.raises(AuditError, match="check 'robustness' is not registered"):
+        audit(synthetic_csv, target="income", sensitive="sex", positive_label=">50K",
+              checks={"robustness": 0.1})
+
+
+def test_check_option_on_the_command_line_runs_the_check(synthetic_csv, check_plugin, capsys):
+    code = main(["audit", *_audit_args(synthetic_csv, "--metric", "demographic_parity_difference", "--check",
+                                       "shift=0.25", "--no-progress")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert [row["shift"] for row in _tables(out)["Check shift (option 0.25)"]] == ["0", "0.25", "0", "0.25"]
+    assert [call[4] for call in check_plugin.CALLS] == [0.25, 0.25]  # read as a number, like --param
+    code = main(["audit", *_audit_args(synthetic_csv, "--metric", "demographic_parity_difference", "--check",
+                                       "broken=x", "--no-progress")])
+    out = capsys.readouterr().out
+    assert code == 1  # a failed check fails the command, as a failed method does
+    assert "baseline broken failed: RuntimeError: cannot attack a LogisticRegression" in out
+
+
+def test_robustness_and_check_robustness_together_are_refused(synthetic_csv, capsys, monkeypatch):
+    monkeypatch.setattr("fairkit.audit.audit", lambda *args, **kwargs: pytest.fail("audited"))
+    err = _bad(_audit_args(synthetic_csv, "--robustness", "0.1", "--check", "robustness=0.2"), capsys)
+    assert "give --robustness EPS or --check robustness=EPS, not both" in err

@@ -145,3 +145,90 @@ def test_demo_list_names_each_demo_its_plugin_and_what_it_shows_without_running_
 def test_demo_list_of_an_unknown_name_exits_2(capsys):
     assert main(["demo", "--list", "no-such-demo"]) == 2
     assert "unknown demo(s) no-such-demo" in capsys.readouterr().err
+
+
+# Checks of plugins in fairkit audit (issue 20)
+
+CHECK_PLUGIN = '''
+import pandas as pd
+
+from fairkit import hookimpl
+
+
+def size_check(model, X, y, sensitive_features, *, option, random_state):
+    """Count the test rows.
+
+    Only the first line is shown in fairkit audit --help.
+    """
+    return pd.DataFrame({"rows": [len(y)]})
+
+
+@hookimpl
+def fairkit_audit_checks():
+    return {"size": size_check}
+'''
+
+AUDIT = ["audit", "data.csv", "--target", "y", "--sensitive", "s"]
+
+
+def _parse(*extra):
+    from fairkit.cli import build_parser
+
+    return build_parser().parse_args([*AUDIT, *extra])
+
+
+def test_robustness_and_check_options_become_the_audits_checks():
+    from fairkit.cli import _checks
+
+    assert _checks(_parse()) is None
+    assert _checks(_parse("--robustness", "0.05")) == {"robustness": 0.05}
+    assert _checks(_parse("--robustness", "1e-3", "--check", "size=2", "--check", "mode=fast")) == {
+        "size": 2, "mode": "fast", "robustness": 0.001}  # OPTION read as --param reads VALUE
+
+
+@pytest.mark.parametrize("eps", ["0", "-0.1", "nan", "inf", "abc"])
+def test_robustness_must_be_a_size_above_0(eps, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        _parse("--robustness", eps)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --robustness: {eps!r} is not a number" in err if eps == "abc" else \
+        f"argument --robustness: {eps} is not a size above 0 (such as 0.1)" in err
+
+
+def test_a_check_without_an_option_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        _parse("--check", "size")
+    assert exit_.value.code == 2
+    assert "argument --check: 'size' is not NAME=OPTION (such as robustness=0.1)" in capsys.readouterr().err
+
+
+def test_a_check_given_twice_is_refused(capsys):
+    assert main([*AUDIT, "--check", "size=1", "--check", "size=2"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "fairkit audit: --check size is given twice; give each check once"
+
+
+def test_plugins_counts_audit_checks(install_plugin, capsys):
+    install_plugin("checkplug", CHECK_PLUGIN)
+    assert next(p for p in registry.list_plugins() if p["name"] == "checkplug")["audit_checks"] == ["size"]
+    assert main(["plugins"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("checkplug"))
+    assert row.endswith("1 audit check")
+
+
+def test_audit_help_lists_the_registered_checks_and_where_robustness_comes_from(install_plugin, capsys,
+                                                                                 monkeypatch):
+    install_plugin("checkplug", CHECK_PLUGIN)
+    monkeypatch.setenv("COLUMNS", "200")  # help lines unwrapped
+    registered = registry.all_audit_checks
+    monkeypatch.setattr(registry, "all_audit_checks",  # as where fairkit-robust is not installed
+                        lambda: {name: check for name, check in registered().items() if name != "robustness"})
+    with pytest.raises(SystemExit) as exit_:
+        main(["audit", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert "--robustness EPS" in out and "up to EPS (needs the fairkit-robust plugin)" in out
+    checks = out.split("checks of plugins")[1]
+    assert "  size: Count the test rows.\n" in checks
+    assert '  robustness: not registered; it comes with a plugin: pip install "fairkit-robust[nn]"' in checks

@@ -316,3 +316,42 @@ def test_an_unknown_name_in_fairkit_disable_plugins_raises_in_strict_mode(instal
     registry.reload_plugins()
     with pytest.raises(ValueError, match="no installed plugin called 'nosuchplugin'"):
         registry.all_estimators()
+
+
+# Audit checks (issue 20)
+
+CHECK_PLUGIN = '''
+import pandas as pd
+
+from fairkit import hookimpl
+
+
+def shift(model, X, y, sensitive_features, *, option, random_state):
+    return pd.DataFrame({"accuracy": [1.0]})
+
+
+@hookimpl
+def fairkit_audit_checks():
+    return {"shift": shift, "not_callable": 3}
+'''
+
+
+def test_audit_checks_register_through_their_hook(install_plugin):
+    install_plugin("checkplug", CHECK_PLUGIN)
+    install_plugin("secondcheck", CHECK_PLUGIN.replace(', "not_callable": 3', ""))
+    with pytest.warns(FairkitPluginWarning) as record:
+        checks = registry.all_audit_checks()
+    assert checks["shift"].__module__ == "checkplug" and "not_callable" not in checks
+    messages = "\n".join(str(w.message) for w in record)
+    assert "'checkplug' skipped: audit_checks entry 'not_callable' must map a str to callable" in messages
+    assert "'secondcheck' skipped: audit check 'shift' is a duplicate name, already registered by plugin " \
+           "'checkplug'" in messages
+    assert _plugin("checkplug")["audit_checks"] == ["shift"] and _plugin("secondcheck")["audit_checks"] == []
+
+
+def test_a_misspelt_audit_checks_hook_is_named(install_plugin):
+    install_plugin("typocheck", "from fairkit import hookimpl\n\n\n@hookimpl\ndef fairkit_audit_check():\n"
+                                "    return {}\n")
+    with pytest.warns(FairkitPluginWarning, match="hook 'fairkit_audit_check' is not a fairkit hook.*did you "
+                                                  "mean 'fairkit_audit_checks'"):
+        registry.all_audit_checks()
