@@ -10,8 +10,10 @@ Registered with fairkit through the ``robust`` entry point of the ``fairkit`` gr
 """
 
 from fairkit_robust._attacks import AccuracyAttack, FairnessAttack
+from fairkit_robust._curve import plot_robustness_curve, robustness_curve
 from fairkit_robust._training import FairAdversarialClassifier
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["AccuracyAttack", "FairAdversarialClassifier", "FairnessAttack", "__version__"]
+__all__ = ["AccuracyAttack", "FairAdversarialClassifier", "FairnessAttack", "plot_robustness_curve",
+           "robustness_curve", "__version__"]

@@ -17,3 +17,10 @@ def fairkit_search_spaces():
     # notion is the user's choice of fairness definition, not a setting to tune
     return {"FairAdversarialClassifier": {"lambda_fair": uniform(0.0, 1.0), "eps": loguniform(0.01, 0.2),
                                           "attack": ["accuracy", "both"]}}
+
+
+@hookimpl
+def fairkit_audit_checks():
+    from fairkit_robust._curve import robustness_check
+
+    return {"robustness": robustness_check}
