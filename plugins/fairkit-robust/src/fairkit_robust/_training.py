@@ -69,8 +69,9 @@ class FairAdversarialClassifier(ClassifierMixin, BaseEstimator):
     in the units of X, the units in which the attacks of :mod:`fairkit_robust` measure
     robustness: with an ``"linf"`` ball, give features of comparable scales
     (standardise them first, as the paper's code does). The network standardises its
-    input inside, so its training does not depend on the features' scales. Each
-    training epoch costs about ``attack_steps + 2`` clean epochs.
+    input inside, so its training does not depend on the features' scales. A training
+    epoch costs at most ``attack_steps + 2`` clean epochs (measured on Adult: 4.1 times at
+    10 steps, 12 times at 40).
 
     Parameters
     ----------
