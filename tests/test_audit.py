@@ -193,17 +193,15 @@ def test_a_failing_method_is_reported_and_exits_1(synthetic_csv, install_plugin,
     assert "By group" not in out  # group_summary, which makes that table, was not asked for
 
 
-def test_progress_reaches_its_total_when_a_method_or_a_metric_fails(synthetic_frame, install_plugin,
-                                                                   monkeypatch):
-    from fairkit.metrics import demographic_parity_difference
-
-    install_plugin("brokenmethod", BROKEN_METHOD)
-    bars = []
+@pytest.fixture
+def bars(monkeypatch):
+    """tqdm replaced by a bar that counts its steps; the bars the audit makes, in order."""
+    made = []
 
     class Bar:
         def __init__(self, *, total, **kwargs):
             self.total, self.n = total, 0
-            bars.append(self)
+            made.append(self)
 
         def update(self, n=1):
             self.n += n
@@ -214,10 +212,18 @@ def test_progress_reaches_its_total_when_a_method_or_a_metric_fails(synthetic_fr
         def close(self):
             pass
 
+    monkeypatch.setattr("tqdm.tqdm", Bar)
+    return made
+
+
+def test_progress_reaches_its_total_when_a_method_or_a_metric_fails(synthetic_frame, install_plugin,
+                                                                   monkeypatch, bars):
+    from fairkit.metrics import demographic_parity_difference
+
+    install_plugin("brokenmethod", BROKEN_METHOD)
     def failing_metric(y_true, y_pred, *, sensitive_features):
         raise ValueError("does not apply")
 
-    monkeypatch.setattr("tqdm.tqdm", Bar)
     monkeypatch.setattr("fairkit.audit._fairness_metrics", lambda names: {
         "demographic_parity_difference": demographic_parity_difference, "failing": failing_metric})
     result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
@@ -671,25 +677,8 @@ def test_a_registered_check_runs_on_every_model_and_its_table_is_reported(synthe
 
 
 def test_a_failing_check_is_reported_and_the_audit_goes_on(synthetic_frame, check_plugin, install_plugin,
-                                                         tmp_path, monkeypatch):
+                                                         tmp_path, bars):
     install_plugin("brokenmethod", BROKEN_METHOD)
-    bars = []
-
-    class Bar:
-        def __init__(self, *, total, **kwargs):
-            self.total, self.n = total, 0
-            bars.append(self)
-
-        def update(self, n=1):
-            self.n += n
-
-        def set_postfix_str(self, text):
-            pass
-
-        def close(self):
-            pass
-
-    monkeypatch.setattr("tqdm.tqdm", Bar)
     result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
                    methods=["BrokenClassifier"], metrics=["demographic_parity_difference"],
                    checks={"broken": None, "shift": 0.1}, progress=True)
