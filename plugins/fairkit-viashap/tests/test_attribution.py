@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+
 from fairkit_viashap._attribution import attribution_disparity
 
 

@@ -2,6 +2,7 @@ from itertools import permutations
 
 import numpy as np
 import pytest
+
 from fairkit_viashap import _exact
 from fairkit_viashap._exact import exact_shapley_values
 

@@ -7,12 +7,12 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from fairkit_viashap._viashap import ViaSHAPClassifier, ViaSHAPRegressor
 from scipy.special import expit, softmax
 from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
 
 from fairkit.utils.estimator_checks import parametrize_with_checks
+from fairkit_viashap._viashap import ViaSHAPClassifier, ViaSHAPRegressor
 
 torch = pytest.importorskip("torch")  # the nn extra; the test extra installs it
 from fairkit_viashap._coalitions import sample_coalitions  # noqa: E402
