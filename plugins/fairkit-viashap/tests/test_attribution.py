@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from fairkit_viashap._attribution import attribution_disparity
 
@@ -108,3 +109,53 @@ def test_groups_named_like_statistics_keep_their_columns():
     assert frame["mean_abs"].columns.tolist() == ["mean_abs", "share"]
     np.testing.assert_allclose(frame[("mean_abs", "share")], [1.0, 0.0])
     np.testing.assert_allclose(frame[("gap", "share")], [1.0, 1.0])
+
+
+def test_intervals_match_scipy_t_intervals_at_the_bonferroni_level():
+    phi, groups = random_case(3, n=90, d=2)
+    frame = attribution_disparity(phi, groups, ci=0.9)
+    level = 1 - 0.1 / (3 * 2)  # three groups, two features
+    for g in "xyz":
+        values = np.abs(phi[groups == g])
+        low, high = stats.t.interval(level, len(values) - 1, loc=values.mean(0), scale=stats.sem(values))
+        np.testing.assert_allclose(frame[("mean_abs_low", g)], low)
+        np.testing.assert_allclose(frame[("mean_abs_high", g)], high)
+    lows, highs = frame["mean_abs_low"].to_numpy(), frame["mean_abs_high"].to_numpy()
+    np.testing.assert_allclose(frame[("gap", "mean_abs_low")],
+                               np.maximum(0.0, lows.max(1) - highs.min(1)))
+    np.testing.assert_allclose(frame[("gap", "mean_abs_high")], highs.max(1) - lows.min(1))
+
+
+def test_intervals_add_columns_and_change_nothing_else():
+    phi, groups = random_case(4)
+    plain, with_ci = attribution_disparity(phi, groups), attribution_disparity(phi, groups, ci=0.95)
+    assert with_ci.columns.tolist() == plain.columns.tolist()[:6] + [
+        (s, g) for s in ("mean_abs_low", "mean_abs_high") for g in "xyz"] + [
+        ("gap", "mean_abs"), ("gap", "share"), ("gap", "mean_abs_low"), ("gap", "mean_abs_high")]
+    pd.testing.assert_frame_equal(with_ci[plain.columns], plain)
+
+
+def test_equal_groups_rarely_show_a_gap_and_a_planted_gap_is_found():
+    # 400 draws of 3 groups x 5 features from one distribution: the gap's interval excludes 0 (a
+    # false finding) in at most 1 - ci of them, up to binomial noise; a planted gap is found
+    rng = np.random.default_rng(0)
+    groups = np.repeat(["a", "b", "c"], 50)
+    false_findings = sum(
+        bool((attribution_disparity(rng.standard_t(4, size=(150, 5)), groups, ci=0.9)[("gap", "mean_abs_low")]
+              > 0).any()) for _ in range(400))
+    assert false_findings / 400 <= 0.1 + 3 * np.sqrt(0.1 * 0.9 / 400)
+    planted = rng.normal(size=(150, 5)) * np.where(groups == "a", 2.0, 1.0)[:, None]
+    found = attribution_disparity(planted, groups, ci=0.9)[("gap", "mean_abs_low")]
+    assert (found > 0).all()
+
+
+def test_group_of_one_row_has_no_interval():
+    frame = attribution_disparity(np.arange(8.0).reshape(4, 2), ["a", "a", "a", "b"], ci=0.9)
+    assert frame[("mean_abs_low", "b")].isna().all() and frame[("gap", "mean_abs_high")].isna().all()
+    assert frame[("mean_abs_low", "a")].notna().all()
+
+
+@pytest.mark.parametrize("ci", [0, 1, 1.5, "0.9"])
+def test_bad_ci_is_refused(ci):
+    with pytest.raises((ValueError, TypeError), match="ci"):
+        attribution_disparity(np.zeros((4, 2)), [0, 0, 1, 1], ci=ci)
