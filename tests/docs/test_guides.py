@@ -94,3 +94,24 @@ def test_subgroups_kl_prints_the_papers_mnist_values(capsys):
     for line in out.strip().splitlines():
         assert line in guide  # the guide shows what the code prints
     assert "'AY': 0.113415" in out and "'S': 0.526755" in out and "'YAS': 0.0" in out
+
+
+def test_viashap_disparity_finds_the_feature_that_drives_one_groups_decisions(capsys):
+    pytest.importorskip("torch")
+    pytest.importorskip("fairkit_viashap")
+    namespace = _run("viashap_disparity.py")
+    disparity = namespace["disparity"]
+    out = capsys.readouterr().out
+    guide = (ROOT / "docs" / "user_guide" / "fairkit-viashap.rst").read_text()
+    for line in out.strip().splitlines():
+        assert line.rstrip() in guide  # the guide shows what the code prints
+    assert "efficiency: True" in out
+    # career breaks are long only in group b: they carry more of b's attributions than a's, and
+    # have the largest between-group gap; the feature outside the label gets almost nothing
+    assert disparity["gap"]["mean_abs"].idxmax() == "career_break"
+    share = disparity["share"]
+    assert share.loc["career_break", "b"] > 2 * share.loc["career_break", "a"]
+    assert share.loc["skill", "a"] > share.loc["skill", "b"]
+    assert share.loc["noise"].max() < 0.05
+    gap = disparity["gap"]  # career breaks' gap is beyond the noise of the rows, the noise feature's is not
+    assert gap.loc["career_break", "mean_abs_low"] > 0 and gap.loc["noise", "mean_abs_low"] == 0
