@@ -75,16 +75,19 @@ pd.DataFrame(phi[:3], columns=model.feature_names_in_).round(3)
 # Attributions by group
 # ---------------------
 # ``attribution_disparity`` gives, per group and feature, the mean absolute Shapley value,
-# its share of the group's total, and the largest gap between the groups. The signed mean
-# says in which direction a feature moves the group's predictions.
-disparity = attribution_disparity(phi, sex_test, feature_names=model.feature_names_in_)
+# its share of the group's total, and the largest gap between the groups; with ``ci``, the
+# intervals of the means and gaps (simultaneous over groups and features): a gap whose
+# interval excludes 0 is more than the noise of the 2,000 test rows. The signed mean says in
+# which direction a feature moves the group's predictions.
+disparity = attribution_disparity(phi, sex_test, feature_names=model.feature_names_in_, ci=0.95)
 print(disparity.round(3).to_string())
 signed = pd.DataFrame(phi, columns=model.feature_names_in_).groupby(sex_test).mean().T
 print(signed.round(3).to_string())
 
 # %%
 # The features sorted by their mean absolute value over all rows. Marital status carries
-# the largest attributions, and more of women's; hours worked lower women's predictions
+# the largest attributions, and more of women's (the intervals of its gap and of hours
+# worked exclude 0, those of the other features do not); hours worked lower women's predictions
 # and raise men's, although the model never saw anyone's sex. A numeric feature's value
 # compares the row with the training mean; the categorical one's compares the row's
 # category with "absent", whose effect the model learns from its masked coalitions: that
