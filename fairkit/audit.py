@@ -6,9 +6,11 @@ method (resolved through :mod:`fairkit.registry`, with the parameters you give) 
 features, and scores every model on the test set with accuracy and every registered group
 fairness metric, each with its interval and noise floor. Checks registered by plugins
 (:func:`fairkit.hookspecs.fairkit_audit_checks`, such as the robustness check of
-``fairkit-robust``) add tables of their own when asked for. The result prints as text tables
-and writes a self-contained HTML report (``fairkit audit``); the report's plots need
-matplotlib (``pip install "fairkit[plot]"``).
+``fairkit-robust``) add tables of their own when asked for. With ``target_data``, a second table
+from a target domain (``fairkit audit --target-csv``), the checks that take it compare the two
+domains: the shift check of ``fairkit-shift`` diagnoses which subgroups lose performance there, and
+why. The result prints as text tables and writes a self-contained HTML report (``fairkit audit``);
+the report's plots need matplotlib (``pip install "fairkit[plot]"``).
 
 The sensitive columns are not features: the baseline never sees them (fairness through
 unawareness), and the fair methods receive them as ``sensitive_features``.
@@ -41,7 +43,7 @@ CONFIDENCE = 0.95
 #: Shown where the report's plots would be when matplotlib is not installed.
 NO_PLOTS = 'the report has no plots: they need matplotlib (pip install "fairkit[plot]")'
 #: Checks that plugins provide, with how to install them: named when such a check is not registered.
-CHECK_PLUGINS = {"robustness": 'pip install "fairkit-robust[nn]"'}
+CHECK_PLUGINS = {"robustness": 'pip install "fairkit-robust[nn]"', "shift": "pip install fairkit-shift"}
 
 
 class AuditError(ValueError):
@@ -65,7 +67,8 @@ class AuditResult:
     info : dict
         The data and the set-up: file, sizes, target, positive label, sensitive columns,
         features, methods and the parameters set on them, and the checks asked for with
-        their options (``checks``).
+        their options (``checks``); with ``target_data``, its source (``target_source``: the
+        file, or ``"a DataFrame"``) and its number of rows (``n_target_rows``).
     notes : list of str
         Warnings raised while fitting, scoring and checking, and other remarks.
     failures : dict of str to str
@@ -94,6 +97,8 @@ class AuditResult:
                  f"{self.info['n_test']} test rows, target {self.info['target']!r} "
                  f"(positive: {self.info['positive_label']!r}), sensitive "
                  f"{', '.join(self.info['sensitive'])}"]
+        if "target_source" in self.info:
+            parts.append(_target_line(self.info))
         parts += [f"{method} with {_show_params(params)}" for method, params in self.info["params"].items()]
         parts += [f"check {name} with option {option!r}" for name, option in
                   self.info.get("checks", {}).items()]
@@ -120,6 +125,11 @@ class AuditResult:
         """
         Path(path).write_text(_html_report(self), encoding="utf-8")
         return Path(path)
+
+
+def _target_line(info):
+    """``target data: shifted.csv (2000 rows)``: where the target data of :func:`audit` came from."""
+    return f"target data: {info['target_source']} ({info['n_target_rows']} rows)"
 
 
 def _read(data):
@@ -216,6 +226,80 @@ def _check_finite(features):
         raise AuditError(f"feature column{'s' if len(held) > 1 else ''} {', '.join(held)}; replace each "
                          "with a finite value or an empty cell (missing values are imputed), or leave the "
                          "column out")
+
+
+def _target_data(data, target, sensitive, features, source_labels, positive, notes):
+    """Read and check the target domain's table (``audit(target_data=...)``, ``--target-csv``).
+
+    Returns its source (the file, or ``"a DataFrame"``), its number of rows, its feature columns
+    (in the source's order), its labels as 0/1 with the source's positive label and its sensitive
+    columns; raise AuditError, naming what differs from the source, if it cannot be compared with it.
+    """
+    try:
+        return _check_target_data(data, target, sensitive, features, source_labels, positive, notes)
+    except AuditError as exc:
+        raise AuditError(f"--target-csv: {exc}") from None
+
+
+def _check_target_data(data, target, sensitive, features, source_labels, positive, notes):
+    frame, source = _read(data)
+    _check_columns(frame, target, sensitive)
+    columns = set(frame.columns) - {target, *sensitive}
+    missing = [c for c in features.columns if c not in columns]
+    extra = [c for c in frame.columns if c in columns and c not in features.columns]
+    if missing or extra:
+        problems = ([f"lacks the feature column(s) {', '.join(map(repr, missing))}"] if missing else []) + (
+            [f"has the column(s) {', '.join(map(repr, extra))} that the source has not"] if extra else [])
+        raise AuditError(f"the target data {' and '.join(problems)}; both tables need the same columns (the "
+                         f"source's features: {', '.join(map(repr, features.columns))})")
+    complete = frame.dropna(subset=[target, *sensitive]).reset_index(drop=True)
+    if complete.empty:
+        raise AuditError("no rows to compare: " + (
+            "the target data has no data rows" if frame.empty else
+            "every row of the target data has a missing target or sensitive value"))
+    if len(complete) < len(frame):
+        notes.append(f"{len(frame) - len(complete)} rows of the target data with a missing target or "
+                     "sensitive value were left out")
+    target_features = complete[list(features.columns)]
+    numeric = pd.api.types.is_numeric_dtype
+    mixed = [c for c in features.columns if target_features[c].notna().any()  # an empty column is either
+             and numeric(features[c]) != numeric(target_features[c])]
+    if mixed:
+        raise AuditError(f"column(s) {', '.join(map(repr, mixed))} hold numbers in one table and text in the "
+                         "other; give each column the same kind of values in both (an empty cell for a "
+                         "missing value)")
+    _check_finite(target_features)
+    source_values = pd.unique(source_labels)
+    unknown = [v for v in pd.unique(complete[target]) if v not in set(source_values)]
+    if unknown:
+        raise AuditError(f"the target column {target!r} of the target data holds {_show(unknown)}, which "
+                         f"the source does not (its values: {_show(sorted(source_values, key=str))}); both "
+                         "tables need the same labels")
+    y = (complete[target] == positive).to_numpy().astype(int)
+    if y.min() == y.max():
+        kind = "positive" if y[0] else "negative"
+        raise AuditError(f"every row of the target data is {kind} (positive label {_show([positive])}); "
+                         "comparing the domains needs rows of both classes")
+    return source, len(frame), target_features, y, complete[sensitive]
+
+
+def _unseen_categories(preprocess, features):
+    """Notes naming the categories of ``features`` that the fitted ``preprocess`` did not see in training:
+    they are encoded as no category (all zeros), as ``OneHotEncoder(handle_unknown=...)`` does."""
+    _, pipeline, columns = next(item for item in preprocess.transformers_ if item[0] == "categorical")
+    if len(columns) == 0:
+        return []
+    notes = []
+    for column, categories in zip(columns, pipeline[-1].categories_, strict=True):
+        values = features[column].dropna()
+        unseen = values[~values.isin(categories)].value_counts()
+        if len(unseen):
+            shown = ", ".join(f"{value!r} ({count} rows)" for value, count in unseen.head(6).items())
+            more = ", ..." if len(unseen) > 6 else ""
+            notes.append(f"the target data's column {column!r} has categories that the source's training "
+                         f"rows have not: {shown}{more}; they are encoded as none of the source's categories "
+                         "(all zeros)")
+    return notes
 
 
 def _preprocessor():
@@ -335,14 +419,17 @@ def _resolve_checks(checks):
 
 
 def _run_checks(checks, model, name, X, y, sensitive_features, random_state, feature_names, tables, failures,
-                notes, bar):
+                notes, bar, target=None):
     """Run each check on the fitted ``model``, each on its own copy of the test data; add its table to
     ``tables[check][name]``, or, when it raises or returns no DataFrame, the error to ``failures``.
 
-    The optional keywords (``feature_names``) go to the checks whose signature names them."""
+    The optional keywords go to the checks whose signature names them: ``feature_names``, and
+    ``target`` (a copy of ``target``, the target domain's preprocessed data, or None without it)."""
     for check_name, (check, option) in checks.items():
         bar.set_postfix_str(f"{name}: {check_name}")
         optional = {"feature_names": list(feature_names)} if _accepts(check, "feature_names") else {}
+        if _accepts(check, "target"):
+            optional["target"] = None if target is None else _copy(target)
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -357,6 +444,13 @@ def _run_checks(checks, model, name, X, y, sensitive_features, random_state, fea
             bar.update()
         _note_warnings(caught, notes, f"{name}, {check_name}")
         tables.setdefault(check_name, {})[name] = table
+
+
+def _copy(bunch):
+    """A copy of a Bunch whose values have ``copy`` (arrays, frames, lists): each check gets its own."""
+    from sklearn.utils import Bunch
+
+    return Bunch(**{key: value.copy() if hasattr(value, "copy") else value for key, value in bunch.items()})
 
 
 def _accepts(function, name):
@@ -502,7 +596,7 @@ def _note_warnings(caught, notes, where):
 
 
 def audit(data, *, target, sensitive, positive_label=None, methods=None, params=None, metrics=None,
-          test_size=0.3, tolerance=0.05, random_state=0, progress=False, checks=None):
+          test_size=0.3, tolerance=0.05, random_state=0, progress=False, checks=None, target_data=None):
     """Compare an unconstrained baseline with fair methods on a table.
 
     Parameters
@@ -545,6 +639,15 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
         (``fairkit audit --robustness 0.1``: the check of the ``fairkit-robust`` plugin). Their
         tables are in :attr:`AuditResult.checks`, the text and the report; a check that fails
         on a model is in :attr:`AuditResult.failures` as ``"<model> <check>"``.
+    target_data : str, path-like or DataFrame, default=None
+        A table from a target domain (a CSV file or a DataFrame, ``fairkit audit --target-csv``)
+        with the columns of ``data`` and its labels, for the checks that compare the domains,
+        such as ``{"shift": None}`` (the ``fairkit-shift`` plugin: which subgroups lose
+        performance in the target domain, and why). Its features are preprocessed as the models'
+        (the preprocessing is fitted on the training rows of ``data`` only) and its labels made
+        0/1 with the same positive label. A check whose signature names ``target`` receives it
+        as a :class:`~sklearn.utils.Bunch` with ``X``, ``y``, ``sensitive_features`` and
+        ``feature_names`` (None without ``target_data``); ``info`` records its source and size.
 
     Returns
     -------
@@ -556,7 +659,8 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
         If the input is unusable (missing file, unknown column, a target that is not
         binary or has a single value, a single group or a group of one row, an infinite
         feature value, a parameter that no chosen method takes or an invalid parameter
-        value, a check that no plugin registers, ...); nothing is fitted then.
+        value, a check that no plugin registers, target data whose columns or labels differ from
+        the source's, ...); nothing is fitted then.
 
     Examples
     --------
@@ -596,6 +700,9 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
     if features.shape[1] == 0:
         raise AuditError("no feature columns are left besides the target and the sensitive columns")
     _check_finite(features)
+    if target_data is not None:
+        target_source, n_target_rows, target_features, y_target, s_target = _target_data(
+            target_data, target, sensitive, features, complete[target], positive, notes)
     chosen = _resolve_methods(methods)
     method_params = _method_params(chosen, params or {})
     chosen_checks = _resolve_checks(checks)
@@ -613,6 +720,9 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
         raise AuditError("the training set holds only one class of the target")
     if not chosen:
         notes.append("no fair method was chosen or registered; only the baseline was fitted")
+    if target_data is not None and not any(_accepts(check, "target") for check, _ in chosen_checks.values()):
+        notes.append("target data was given, but no check asked for compares the domains (such as "
+                     "checks={'shift': None}, --target-csv)")
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -621,6 +731,17 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
         X_test = preprocess.transform(features.iloc[test])
         feature_names = preprocess.get_feature_names_out()
     _note_warnings(caught, notes, "preprocessing")
+    target_bunch = None
+    if target_data is not None:
+        from sklearn.utils import Bunch
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            X_target = preprocess.transform(target_features)  # fitted on the source's training rows only
+        _note_warnings(caught, notes, "preprocessing the target data")
+        notes.extend(_unseen_categories(preprocess, target_features))
+        target_bunch = Bunch(X=X_target, y=y_target, sensitive_features=s_target,
+                             feature_names=list(feature_names))
     s_train, s_test = complete[sensitive].iloc[train], complete[sensitive].iloc[test]
     overall, by_group, failures, seconds = {}, {}, {}, {}
     steps = 1 + len(metrics) + len(chosen_checks)  # per model: the fit, each metric, each check
@@ -651,7 +772,7 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
         if groups is not None:
             by_group[name] = groups
         _run_checks(chosen_checks, model, name, X_test, y[test], s_test, random_state, feature_names,
-                    check_tables, failures, notes, bar)
+                    check_tables, failures, notes, bar, target_bunch)
     bar.close()
     _flag_small_groups(by_group, tolerance, notes)
     table = pd.DataFrame(overall)
@@ -662,6 +783,8 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
             "features": list(features.columns), "test_size": test_size, "random_state": random_state,
             "methods": list(models), "params": method_params,
             "checks": {name: option for name, (_, option) in chosen_checks.items()}}
+    if target_data is not None:
+        info.update(target_source=target_source, n_target_rows=n_target_rows)
     return AuditResult(table, by_group, info, notes, failures, _join_check_tables(check_tables, failures))
 
 
@@ -904,6 +1027,7 @@ def _html_report(result):
              f"{info['random_state']})</li>",
              f"<li>target <code>{esc(info['target'])}</code>, positive label "
              f"<code>{esc(str(info['positive_label']))}</code></li>",
+             *([f"<li>{esc(_target_line(info))}</li>"] if "target_source" in info else []),
              f"<li>sensitive: {', '.join(f'<code>{esc(c)}</code>' for c in info['sensitive'])}; groups "
              f"(rows): {esc(', '.join(f'{g} ({n})' for g, n in info['groups'].items()))}</li>",
              f"<li>features ({len(info['features'])}): {esc(', '.join(info['features']))}; the "

@@ -11,7 +11,10 @@
     the group fairness metrics with their intervals and noise floors, overall and by
     group, and write an HTML report with ``--out`` (see :mod:`fairkit.audit`).
     ``--robustness EPS`` and ``--check NAME=OPTION`` add the tables of checks that plugins
-    register. ``fairkit audit --help`` lists the methods and their parameters, and the checks.
+    register. ``--target-csv shifted.csv`` gives a second file, from a target domain with the same
+    columns, and adds the shift check (``fairkit-shift``): which subgroups lose performance there,
+    and why (``--check shift=TOL`` sets its tolerance). ``fairkit audit --help`` lists the methods
+    and their parameters, and the checks.
 """
 
 import argparse
@@ -137,7 +140,7 @@ def _audit(args):
                        positive_label=args.positive_label, methods=args.method, params=dict(args.param),
                        metrics=args.metric, test_size=args.test_size, tolerance=args.tolerance,
                        random_state=args.random_state, progress=not args.no_progress,
-                       checks=_checks(args))
+                       checks=_checks(args), target_data=args.target_csv)
     except AuditError as exc:
         print(f"fairkit audit: {exc}", file=sys.stderr)
         return 2
@@ -156,7 +159,8 @@ def _audit(args):
 
 
 def _checks(args):
-    """``{check name: option}`` from ``--check NAME=OPTION`` and ``--robustness EPS``, or None for none."""
+    """``{check name: option}`` from ``--check NAME=OPTION``, ``--robustness EPS`` and ``--target-csv`` (the
+    shift check with its default option, unless ``--check shift=TOL`` gives one), or None for none."""
     from fairkit.audit import AuditError
 
     checks = {}
@@ -168,6 +172,8 @@ def _checks(args):
         if "robustness" in checks:
             raise AuditError("give --robustness EPS or --check robustness=EPS, not both")
         checks["robustness"] = args.robustness
+    if args.target_csv is not None:
+        checks.setdefault("shift", None)
     return checks or None
 
 
@@ -226,7 +232,8 @@ def _checks_epilog(width):
     rows += [f"  {name}: not registered; it comes with a plugin: {install}"
              for name, install in CHECK_PLUGINS.items() if name not in checks]
     return [textwrap.fill("checks of plugins (--check NAME=OPTION; --robustness EPS is --check "
-                          "robustness=EPS):", width), *(rows or ["  none is registered"])]
+                          "robustness=EPS; --target-csv PATH adds the shift check):", width),
+            *(rows or ["  none is registered"])]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -279,6 +286,10 @@ def build_parser():
     audit.add_argument("--robustness", type=_positive_float, metavar="EPS",
                        help="add the robustness check: accuracy and group gaps under attacks of size up to "
                             "EPS (needs the fairkit-robust plugin)")
+    audit.add_argument("--target-csv", type=Path, metavar="PATH",
+                       help="a CSV file from a target domain with the same columns: add the shift check, "
+                            "which subgroups lose performance there and why (needs the fairkit-shift plugin; "
+                            "--check shift=TOL sets its tolerance, default 0.05)")
     audit.add_argument("--check", action="append", type=_check_option, default=[], metavar="NAME=OPTION",
                        help="add a check that a plugin registers, repeatable: run it on every model with "
                             "OPTION, read as --param reads a VALUE (the checks are listed below)")

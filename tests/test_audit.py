@@ -598,16 +598,16 @@ from fairkit import hookimpl
 CALLS = []  # (model class, copies of X, y and the sensitive features, option, random_state, feature_names)
 
 
-def shift_check(model, X, y, sensitive_features, *, option, random_state, feature_names):
+def offset_check(model, X, y, sensitive_features, *, option, random_state, feature_names):
     """Accuracy on the test rows and with every feature shifted by OPTION."""
     CALLS.append((type(model).__name__, X.copy(), y.copy(), sensitive_features.copy(), option, random_state,
                   feature_names))
     kwargs = ({"sensitive_features": sensitive_features}
               if "sensitive_features" in inspect.signature(model.predict).parameters else {})
     warnings.warn("shifted the features", UserWarning)
-    table = pd.DataFrame({"shift": [0.0, option],
+    table = pd.DataFrame({"offset": [0.0, option],
                           "accuracy": [float(np.mean(model.predict(X + shift, **kwargs) == y))
-                                       for shift in (0.0, option)]}).set_index("shift")
+                                       for shift in (0.0, option)]}).set_index("offset")
     X[:], y[:] = np.nan, 0  # a check gets its own copy: what the audit and the next model see is unchanged
     sensitive_features.iloc[:, 0] = "?"
     return table
@@ -619,7 +619,7 @@ def broken_check(model, X, y, sensitive_features, *, option, random_state):
 
 @hookimpl
 def fairkit_audit_checks():
-    return {"shift": shift_check, "broken": broken_check}
+    return {"offset": offset_check, "broken": broken_check}
 '''
 
 
@@ -645,7 +645,7 @@ def test_a_registered_check_runs_on_every_model_and_its_table_is_reported(synthe
                                                                           tmp_path):
     result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
                    methods=["RandomizedFairBOC"], metrics=["demographic_parity_difference", "group_summary"],
-                   checks={"shift": 0.5}, random_state=3)
+                   checks={"offset": 0.5}, random_state=3)
     assert [call[0] for call in check_plugin.CALLS] == ["LogisticRegression", "RandomizedFairBOC"]
     for _, X, y, groups, option, random_state, feature_names in check_plugin.CALLS:
         # the preprocessed test features the models predict on, 0/1 labels, the sensitive columns
@@ -656,23 +656,24 @@ def test_a_registered_check_runs_on_every_model_and_its_table_is_reported(synthe
         assert feature_names == ["numeric__x", "categorical__job_clerk", "categorical__job_nurse",
                                  "categorical__job_pilot", "categorical__race_p", "categorical__race_q"]
         assert set(np.unique(X[:, 1:])) == {0.0, 1.0}
-    assert result.info["checks"] == {"shift": 0.5} and not result.failures
-    table = result.checks["shift"]
-    assert table.index.names == ["model", "shift"]
+    assert result.info["checks"] == {"offset": 0.5} and not result.failures
+    table = result.checks["offset"]
+    assert table.index.names == ["model", "offset"]
     assert list(table.index.unique("model")) == ["baseline", "RandomizedFairBOC"]
     for model in ("baseline", "RandomizedFairBOC"):  # unshifted, the check sees what the audit scored
         assert table.loc[(model, 0.0), "accuracy"] == pytest.approx(result.overall.loc["accuracy", model])
-    assert "baseline, shift: UserWarning: shifted the features" in result.notes
+    assert "baseline, offset: UserWarning: shifted the features" in result.notes
 
     text = result.to_text()
-    assert "check shift with option 0.5" in text
-    assert text.index("By group: baseline") < text.index("Check shift (option 0.5)")  # after the groups
-    rows = _tables(text)["Check shift (option 0.5)"]
-    assert [(row["model"], row["shift"]) for row in rows] == [
+    assert "check offset with option 0.5" in text
+    assert text.index("By group: baseline") < text.index("Check offset (option 0.5)")  # after the groups
+    rows = _tables(text)["Check offset (option 0.5)"]
+    assert [(row["model"], row["offset"]) for row in rows] == [
         ("baseline", "0"), ("baseline", "0.5"), ("RandomizedFairBOC", "0"), ("RandomizedFairBOC", "0.5")]
     assert [row["accuracy"] for row in rows] == [f"{value:.3f}" for value in table["accuracy"]]
     page = result.write_html(tmp_path / "report.html").read_text()
-    assert "<h2>Check shift (option 0.5)</h2>" in page and "check shift with option <code>0.5</code>" in page
+    assert "<h2>Check offset (option 0.5)</h2>" in page
+    assert "check offset with option <code>0.5</code>" in page
     assert f"<td>{rows[1]['accuracy']}</td>" in page
 
 
@@ -681,11 +682,11 @@ def test_a_failing_check_is_reported_and_the_audit_goes_on(synthetic_frame, chec
     install_plugin("brokenmethod", BROKEN_METHOD)
     result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
                    methods=["BrokenClassifier"], metrics=["demographic_parity_difference"],
-                   checks={"broken": None, "shift": 0.1}, progress=True)
+                   checks={"broken": None, "offset": 0.1}, progress=True)
     assert result.failures == {"BrokenClassifier": "RuntimeError: diverged",
                                "baseline broken": "RuntimeError: cannot attack a LogisticRegression"}
-    assert list(result.checks) == ["shift"]  # the next check still ran
-    assert list(result.checks["shift"].index.unique("model")) == ["baseline"]
+    assert list(result.checks) == ["offset"]  # the next check still ran
+    assert list(result.checks["offset"].index.unique("model")) == ["baseline"]
     assert list(result.overall.columns) == ["baseline"]
     assert [(bar.n, bar.total) for bar in bars] == [(8, 8)]  # 2 models x (1 fit + 1 metric + 2 checks)
     assert "baseline broken failed: RuntimeError: cannot attack a LogisticRegression" in result.to_text()
@@ -734,12 +735,12 @@ def test_without_checks_the_result_has_none(synthetic_frame):
 
 def test_an_unknown_check_is_refused_before_anything_is_fitted(synthetic_frame, check_plugin, monkeypatch):
     monkeypatch.setattr("fairkit.audit._preprocessor", lambda: pytest.fail("fitted with an unknown check"))
-    with pytest.raises(AuditError, match=r"^unknown check 'shfit' \(did you mean 'shift'\?\); registered "
-                                         r"checks: (\w+, )*broken, (\w+, )*shift"):
+    with pytest.raises(AuditError, match=r"^unknown check 'offest' \(did you mean 'offset'\?\); registered "
+                                         r"checks: (\w+, )*broken, (\w+, )*offset"):
         audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
-              checks={"shift": 0.1, "shfit": 0.1})
+              checks={"offset": 0.1, "offest": 0.1})
     with pytest.raises(AuditError, match="checks must be a dict of check name to option, got list"):
-        audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", checks=["shift"])
+        audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", checks=["offset"])
     assert check_plugin.CALLS == []
 
 
@@ -756,10 +757,10 @@ def test_robustness_without_its_plugin_is_refused_before_any_fit(synthetic_csv, 
 
 def test_check_option_on_the_command_line_runs_the_check(synthetic_csv, check_plugin, capsys):
     code = main(["audit", *_audit_args(synthetic_csv, "--metric", "demographic_parity_difference", "--check",
-                                       "shift=0.25", "--no-progress")])
+                                       "offset=0.25", "--no-progress")])
     out = capsys.readouterr().out
     assert code == 0
-    assert [row["shift"] for row in _tables(out)["Check shift (option 0.25)"]] == ["0", "0.25", "0", "0.25"]
+    assert [row["offset"] for row in _tables(out)["Check offset (option 0.25)"]] == ["0", "0.25", "0", "0.25"]
     assert [call[4] for call in check_plugin.CALLS] == [0.25, 0.25]  # read as a number, like --param
     code = main(["audit", *_audit_args(synthetic_csv, "--metric", "demographic_parity_difference", "--check",
                                        "broken=x", "--no-progress")])
@@ -772,3 +773,200 @@ def test_robustness_and_check_robustness_together_are_refused(synthetic_csv, cap
     monkeypatch.setattr("fairkit.audit.audit", lambda *args, **kwargs: pytest.fail("audited"))
     err = _bad(_audit_args(synthetic_csv, "--robustness", "0.1", "--check", "robustness=0.2"), capsys)
     assert "give --robustness EPS or --check robustness=EPS, not both" in err
+
+
+# Target data for the checks that compare two domains (issue 22: fairkit audit --target-csv)
+
+TARGET_CHECKS = '''
+import numpy as np
+import pandas as pd
+
+from fairkit import hookimpl
+
+CALLS = []  # (check, model class, the keywords it got: copies of the target data's fields)
+
+
+def _copy(target):
+    return None if target is None else {key: getattr(value, "copy", lambda: value)() for key, value in
+                                        target.items()}
+
+
+def domains_check(model, X, y, sensitive_features, *, option, random_state, target=None):
+    """Rows of each domain."""
+    CALLS.append(("domains", type(model).__name__, X.copy(), _copy(target)))
+    if target is None:
+        raise ValueError("the domains check needs target data")
+    table = pd.DataFrame({"source": [len(X)], "target": [len(target.X)]})
+    target.X[:], target.y[:] = np.nan, 0  # a check gets its own copy
+    target.sensitive_features.iloc[:, 0] = "?"
+    return table
+
+
+def plain_check(model, X, y, sensitive_features, *, option, random_state):
+    CALLS.append(("plain", type(model).__name__, None, None))
+    return pd.DataFrame({"rows": [len(y)]})
+
+
+def open_check(model, X, y, sensitive_features, **kwargs):
+    CALLS.append(("open", type(model).__name__, None, sorted(kwargs)))
+    return pd.DataFrame({"rows": [len(y)]})
+
+
+@hookimpl
+def fairkit_audit_checks():
+    return {"domains": domains_check, "plain": plain_check, "open": open_check}
+'''
+
+
+@pytest.fixture
+def target_checks(install_plugin):
+    install_plugin("targetchecks", TARGET_CHECKS)
+    import targetchecks
+
+    return targetchecks
+
+
+def test_the_target_data_reaches_the_checks_that_name_it_preprocessed_as_the_source(synthetic_frame,
+                                                                                  target_checks, tmp_path):
+    shuffled = synthetic_frame.sample(frac=1.0, random_state=1)  # the same rows, in another order
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
+                   methods=["RandomizedFairBOC"], metrics=[], checks={"domains": 1, "plain": 1, "open": 1},
+                   target_data=shuffled)
+    assert not result.failures
+    calls = {(check, model): (X, target) for check, model, X, target in target_checks.CALLS}
+    assert set(calls) == {(check, model) for check in ("domains", "plain", "open")
+                          for model in ("LogisticRegression", "RandomizedFairBOC")}  # plain ran without it
+    assert calls["open", "LogisticRegression"][1] == ["feature_names", "option", "random_state", "target"]
+    for model in ("LogisticRegression", "RandomizedFairBOC"):  # the second model's copy is untouched too
+        X, target = calls["domains", model]
+        assert set(target) == {"X", "y", "sensitive_features", "feature_names"}
+        assert target["X"].shape == (1000, 6) and not np.isnan(target["X"]).any()
+        # transformed by the preprocessing fitted on the source's training rows: every held-out source row
+        # is one of the target's rows, which it would not be if the target had been standardized anew
+        assert {tuple(row) for row in X} <= {tuple(row) for row in target["X"]}
+        assert target["y"].tolist() == (shuffled["income"] == ">50K").astype(int).tolist()
+        assert target["sensitive_features"]["sex"].tolist() == shuffled["sex"].tolist()
+        assert target["feature_names"] == ["numeric__x", "categorical__job_clerk", "categorical__job_nurse",
+                                           "categorical__job_pilot", "categorical__race_p",
+                                           "categorical__race_q"]
+    assert result.checks["domains"].to_dict("list") == {"source": [300, 300], "target": [1000, 1000]}
+    assert (result.info["target_source"], result.info["n_target_rows"]) == ("a DataFrame", 1000)
+    assert "target data: a DataFrame (1000 rows)" in result.to_text()
+    page = result.write_html(tmp_path / "report.html").read_text()
+    assert "<li>target data: a DataFrame (1000 rows)</li>" in page
+
+
+def test_without_target_data_a_check_that_names_it_gets_none(synthetic_frame, target_checks):
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[],
+                   metrics=[], checks={"domains": 1, "open": 1})
+    assert result.failures == {"baseline domains": "ValueError: the domains check needs target data"}
+    assert [target for check, _, _, target in target_checks.CALLS if check == "domains"] == [None]
+    assert "target_source" not in result.info and "target data:" not in result.to_text()
+
+
+def test_a_target_file_is_recorded_with_its_rows_and_rows_without_a_label_are_left_out(
+        synthetic_frame, target_checks, tmp_path):
+    frame = synthetic_frame.copy()
+    frame.loc[:9, "income"] = np.nan
+    path = _write(frame, tmp_path / "later.csv")
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[],
+                   metrics=[], checks={"domains": 1}, target_data=path)
+    assert (result.info["target_source"], result.info["n_target_rows"]) == (str(path), 1000)
+    assert result.checks["domains"]["target"].tolist() == [990]
+    assert "10 rows of the target data with a missing target or sensitive value were left out" in result.notes
+
+
+def test_target_data_without_a_check_that_uses_it_is_noted(synthetic_frame, target_checks):
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[],
+                   metrics=[], checks={"plain": 1}, target_data=synthetic_frame)
+    assert any(note.startswith("target data was given, but no check asked for compares the domains")
+               for note in result.notes)
+
+
+def _changed(frame, **changes):
+    """A copy of ``frame`` with columns set (a value or a function of the frame) or dropped (None)."""
+    frame = frame.copy()
+    for column, change in changes.items():
+        if change is None:
+            frame = frame.drop(columns=column)
+        else:
+            frame[column] = change(frame) if callable(change) else change
+    return frame
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"job": None}, "the target data lacks the feature column(s) 'job'; both tables need the same columns "
+                    "(the source's features: 'x', 'job', 'race')"),
+    ({"zip": "02139"}, "the target data has the column(s) 'zip' that the source has not"),
+    ({"job": None, "zip": 1}, "lacks the feature column(s) 'job' and has the column(s) 'zip'"),
+    ({"income": None}, "unknown target column 'income'; the file has columns"),
+    ({"sex": None}, "unknown sensitive column 'sex'"),
+    ({"income": lambda f: f["income"].where(f.index > 0, "unknown")},
+     "the target column 'income' of the target data holds 'unknown', which the source does not (its "
+     "values: "),
+    ({"income": "<=50K"}, "every row of the target data is negative (positive label '>50K'); comparing the "
+                          "domains needs rows of both classes"),
+    ({"x": lambda f: f["x"].astype(str)}, "column(s) 'x' hold numbers in one table and text in the other"),
+    ({"x": lambda f: f["x"].where(f.index > 0, np.inf)}, "feature column 'x' holds 1 infinite value"),
+    ({"income": np.nan}, "no rows to compare: every row of the target data has a missing target or "
+                         "sensitive value"),
+])
+def test_target_data_that_differs_from_the_source_is_refused_before_anything_is_fitted(
+        synthetic_frame, changes, message, monkeypatch):
+    monkeypatch.setattr("fairkit.audit._preprocessor", lambda: pytest.fail("fitted with bad target data"))
+    with pytest.raises(AuditError, match=f"^--target-csv: .*{re.escape(message)}"):
+        audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K",
+              target_data=_changed(synthetic_frame, **changes))
+
+
+@pytest.mark.parametrize(("labels", "message"), [
+    ([0, 1, 2], "holds 2, which the source does not (its values: 0, 1)"),  # not binary
+    ([-1, 1], "holds -1, which the source does not (its values: 0, 1)"),  # another encoding
+])
+def test_target_labels_must_be_the_sources(synthetic_frame, labels, message):
+    source = synthetic_frame.assign(income=(synthetic_frame["income"] == ">50K").astype(int))
+    target = source.assign(income=np.resize(labels, len(source)))
+    with pytest.raises(AuditError, match=re.escape(message)):
+        audit(source, target="income", sensitive="sex", target_data=target)
+
+
+def test_a_missing_target_file_is_one_line_naming_the_option(synthetic_csv, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("fairkit.audit._preprocessor", lambda: pytest.fail("fitted without the target file"))
+    err = _bad(_audit_args(synthetic_csv, "--target-csv", str(tmp_path / "nowhere.csv")), capsys)
+    assert f"fairkit audit: --target-csv: file not found: {tmp_path / 'nowhere.csv'}" in err
+
+
+@pytest.fixture
+def no_shift_plugin(monkeypatch):
+    """The registered checks without ``shift`` (whether or not fairkit-shift is installed)."""
+    from fairkit import registry
+
+    registered = registry.all_audit_checks
+    monkeypatch.setattr(registry, "all_audit_checks",
+                        lambda: {name: check for name, check in registered().items() if name != "shift"})
+
+
+@pytest.mark.usefixtures("no_shift_plugin")
+def test_target_csv_without_the_shift_plugin_names_what_to_install(synthetic_csv, capsys, monkeypatch):
+    monkeypatch.setattr("fairkit.audit._preprocessor", lambda: pytest.fail("fitted without the plugin"))
+    err = _bad(_audit_args(synthetic_csv, "--target-csv", str(synthetic_csv)), capsys)
+    assert ("check 'shift' is not registered: it comes with a plugin; install it with pip install "
+            "fairkit-shift") in err
+
+
+def test_target_categories_unseen_in_training_are_noted_and_encoded_as_none(synthetic_frame, target_checks):
+    later = synthetic_frame.copy()
+    later.loc[:4, "job"] = "astronaut"
+    later.loc[5:6, "job"] = "diver"
+    later["race"] = np.nan  # an empty column is neither numbers nor text: imputed as in the source
+    result = audit(synthetic_frame, target="income", sensitive="sex", positive_label=">50K", methods=[],
+                   metrics=[], checks={"domains": 1}, target_data=later)
+    assert not result.failures
+    assert ("the target data's column 'job' has categories that the source's training rows have not: "
+            "'astronaut' (5 rows), 'diver' (2 rows); they are encoded as none of the source's categories "
+            "(all zeros)") in result.notes
+    (_, _, _, target), = target_checks.CALLS
+    job = target["X"][:, 1:4]  # categorical__job_clerk, _nurse, _pilot
+    assert (job[:7] == 0).all() and (job[7:].sum(axis=1) == 1).all()
+    race = target["X"][:, 4:]  # every row gets the source's most frequent race, one-hot
+    assert (race.sum(axis=1) == 1).all() and len({tuple(row) for row in race}) == 1

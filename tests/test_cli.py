@@ -232,3 +232,54 @@ def test_audit_help_lists_the_registered_checks_and_where_robustness_comes_from(
     checks = out.split("checks of plugins")[1]
     assert "  size: Count the test rows.\n" in checks
     assert '  robustness: not registered; it comes with a plugin: pip install "fairkit-robust[nn]"' in checks
+
+
+# The target data of fairkit audit (issue 22)
+
+def test_target_csv_adds_the_shift_check_with_its_default_option_unless_check_sets_it():
+    from pathlib import Path
+
+    from fairkit.cli import _checks
+
+    args = _parse("--target-csv", "later.csv")
+    assert args.target_csv == Path("later.csv") and _checks(args) == {"shift": None}
+    assert _parse().target_csv is None
+    assert _checks(_parse("--target-csv", "later.csv", "--check", "shift=0.1")) == {"shift": 0.1}
+    args = _parse("--check", "shift=default", "--target-csv", "later.csv", "--robustness", "0.2")
+    assert _checks(args) == {"shift": "default", "robustness": 0.2}
+
+
+def test_target_csv_reaches_the_audit_as_its_target_data(monkeypatch, capsys):
+    from pathlib import Path
+
+    from fairkit.audit import AuditError
+
+    seen = {}
+
+    def fake_audit(data, **kwargs):
+        seen.update(kwargs)
+        raise AuditError("stop")
+
+    monkeypatch.setattr("fairkit.audit.audit", fake_audit)
+    assert main([*AUDIT, "--target-csv", "later.csv"]) == 2
+    assert seen["target_data"] == Path("later.csv") and seen["checks"] == {"shift": None}
+    assert main(AUDIT) == 2
+    assert seen["target_data"] is None and seen["checks"] is None
+    assert capsys.readouterr().err.count("fairkit audit: stop") == 2
+
+
+def test_audit_help_documents_target_csv_and_where_shift_comes_from(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "200")  # help lines unwrapped
+    registered = registry.all_audit_checks
+    monkeypatch.setattr(registry, "all_audit_checks",  # as where fairkit-shift is not installed
+                        lambda: {name: check for name, check in registered().items() if name != "shift"})
+    with pytest.raises(SystemExit) as exit_:
+        main(["audit", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert "  shift: not registered; it comes with a plugin: pip install fairkit-shift\n" in out
+    words = " ".join(out.split())  # the epilog's lines are wrapped at 100 characters
+    assert ("--target-csv PATH a CSV file from a target domain with the same columns: add the shift check, "
+            "which subgroups lose performance there and why (needs the fairkit-shift plugin; --check "
+            "shift=TOL sets its tolerance, default 0.05)") in words
+    assert "--target-csv PATH adds the shift check):" in words
