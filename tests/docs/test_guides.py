@@ -115,3 +115,28 @@ def test_viashap_disparity_finds_the_feature_that_drives_one_groups_decisions(ca
     assert share.loc["noise"].max() < 0.05
     gap = disparity["gap"]  # career breaks' gap is beyond the noise of the rows, the noise feature's is not
     assert gap.loc["career_break", "mean_abs_low"] > 0 and gap.loc["noise", "mean_abs_low"] == 0
+
+
+def test_shift_finds_each_planted_shift_in_its_decomposition_and_explains_it(capsys):
+    pytest.importorskip("fairkit_shift")
+    diagnosers = _run("shift_where_and_how.py")["diagnosers"]
+    out = capsys.readouterr().out
+    guide = (ROOT / "docs" / "user_guide" / "fairkit-shift.rst").read_text()
+    for line in out.strip().splitlines():
+        assert line.rstrip() in guide  # the guide shows what the code prints
+    for design, other in (("covariate", "outcome"), ("outcome", "covariate")):
+        summary = diagnosers[design].summary().set_index(["level", "decomposition", "subset"])
+        # stage 1: the planted decomposition rejects, the other does not; stage 2 ran for it only
+        assert summary.loc[("where", design, "all"), "reject"]
+        assert not summary.loc[("where", other, "all"), "reject"]
+        how = summary.loc["how"]
+        assert set(how.index.get_level_values("decomposition")) == {design}
+        flagged = set(how.index.get_level_values("subset")[how["reject"].to_numpy()])
+        # x3 moved (inside G = {x1 > 0.84}); Y | X changed on G, which x1 defines; x2, x4, x5 explain nothing
+        assert flagged == ({"x1", "x3"} if design == "covariate" else {"x1"})
+        (rule,) = diagnosers[design].subgroups_
+        assert rule.decomposition == design and rule.fidelity > 0.9
+        losses = diagnosers[design].subgroup_losses_.set_index(["subgroup", "domain"])["mean_loss"]
+        rise = losses[rule.text, "target"] - losses[rule.text, "source"]
+        overall = losses["overall", "target"] - losses["overall", "source"]
+        assert rise > 0.05 + 0.05 and rise > 3 * overall  # the subgroup loses far more than everyone

@@ -155,7 +155,7 @@ class SubgroupShiftDiagnoser(BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X_source, y_source, X_target, y_target, model):
-        """Run the stage-1 tests of covariate and outcome shift.
+        """Test where the loss rises (stage 1), then why (stage 2), and describe the subgroups found.
 
         Parameters
         ----------
