@@ -20,6 +20,8 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import numpy as np
+
 BENCH_DIR = Path(__file__).resolve().parent
 #: The packages whose versions every results file records.
 DEFAULT_PACKAGES = ("fairkit", "numpy", "scipy", "scikit-learn")
@@ -56,6 +58,24 @@ def max_rss():
 
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return rss if sys.platform == "darwin" else rss * 1024
+
+
+def rounded(value):
+    """Floats to 4 significant digits, numpy scalars as Python ones, in nested dicts and lists.
+
+    Benchmark figures vary far more between runs than in their fifth digit.
+    """
+    if isinstance(value, float | np.floating):
+        return float(f"{value:.4g}")
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, dict):
+        return {key: rounded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [rounded(item) for item in value]
+    return value
 
 
 def _version(package):

@@ -41,7 +41,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from benchmarks._common import main, median_time
+from benchmarks._common import main, median_time, rounded
 from fairkit.datasets import DataFileError, load_adult, make_fair_classification
 from fairkit.metrics import (
     demographic_parity_difference,
@@ -319,17 +319,6 @@ def _differences(records):
     return rows
 
 
-def _rounded(value):
-    """Floats to 4 significant digits (the splits' noise is far larger), in nested rows."""
-    if isinstance(value, float):
-        return float(f"{value:.4g}")
-    if isinstance(value, dict):
-        return {key: _rounded(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_rounded(item) for item in value]
-    return value
-
-
 def run(quick=False):
     speed_rows = speed(quick)
     records = violations(quick)
@@ -350,8 +339,8 @@ def run(quick=False):
                 "differences: mean paired difference (first rule minus second) and its 95% corrected "
                 "resampled t interval (Nadeau & Bengio 2003).",
         "speed": speed_rows,
-        "violation": _rounded(summaries),
-        "differences": _rounded(_differences(records)),  # the per-split records are printed, not stored
+        "violation": rounded(summaries),
+        "differences": rounded(_differences(records)),  # the per-split records are printed, not stored
     }
 
 
