@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 from scipy.special import expit, softmax
 from sklearn.base import clone
-from sklearn.utils._param_validation import InvalidParameterError
 
 from fairkit.utils.estimator_checks import parametrize_with_checks
 from fairkit_viashap._viashap import ViaSHAPClassifier, ViaSHAPRegressor
@@ -331,7 +330,8 @@ def test_refused_parameters_leave_the_fitted_model_unchanged(binary, params, mat
                                     {"n_coalitions": 0}, {"validation_fraction": 1.0}])
 def test_invalid_parameter_values(params):
     X, y = make_data(n=50)
-    with pytest.raises(InvalidParameterError):
+    name = next(iter(params))
+    with pytest.raises(ValueError, match=f"The '{name}' parameter of ViaSHAPClassifier must be"):
         ViaSHAPClassifier(**{**FAST, **params}).fit(X, y)
 
 

@@ -3,7 +3,8 @@
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.utils import _safe_indexing
+
+from fairkit.utils._sklearn_compat import _safe_indexing
 
 __all__ = ["Domain"]
 
