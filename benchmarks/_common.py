@@ -110,10 +110,13 @@ def results_dir(quick, bench_dir=BENCH_DIR):
 
 
 def write_results(name, payload, folder, packages=DEFAULT_PACKAGES):
-    """Write ``payload`` with machine info to ``folder/NAME.json``; return the path."""
+    """Write ``payload`` (floats to 4 significant digits) with machine info to ``folder/NAME.json``.
+
+    Returns the path.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.json"
-    path.write_text(json.dumps({"benchmark": name, "machine": machine_info(packages), **payload},
+    path.write_text(json.dumps({"benchmark": name, "machine": machine_info(packages), **rounded(payload)},
                                indent=2, default=float) + "\n")
     return path
 

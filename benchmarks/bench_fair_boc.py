@@ -41,7 +41,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from benchmarks._common import main, median_time, rounded
+from benchmarks._common import main, median_time
 from fairkit.datasets import DataFileError, load_adult, make_fair_classification
 from fairkit.metrics import (
     demographic_parity_difference,
@@ -339,8 +339,8 @@ def run(quick=False):
                 "differences: mean paired difference (first rule minus second) and its 95% corrected "
                 "resampled t interval (Nadeau & Bengio 2003).",
         "speed": speed_rows,
-        "violation": rounded(summaries),
-        "differences": rounded(_differences(records)),  # the per-split records are printed, not stored
+        "violation": summaries,
+        "differences": _differences(records),  # the per-split records are printed, not stored
     }
 
 

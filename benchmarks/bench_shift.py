@@ -80,7 +80,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
-from benchmarks._common import main, median_time, peak_traced_memory, rounded
+from benchmarks._common import main, median_time, peak_traced_memory
 from fairkit.datasets import fetch_adult
 from fairkit.metrics._uncertainty import clopper_pearson
 from fairkit_shift import SubgroupShiftDiagnoser, make_subgroup_shift
@@ -378,7 +378,7 @@ def run(quick=False):
         results["adult"] = adult(quick)
     results["power_curve"] = power_curve(quick, results["power"])
     print(f"bench_shift: {time.perf_counter() - start:.0f} s", flush=True)
-    return rounded(results)
+    return results
 
 
 if __name__ == "__main__":

@@ -104,7 +104,7 @@ from sklearn.metrics import r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from benchmarks._common import main, rounded
+from benchmarks._common import main
 from fairkit.datasets import fetch_adult, fetch_compas
 from fairkit.metrics import resampled_interval
 from fairkit_viashap._exact import exact_shapley_values
@@ -478,7 +478,7 @@ def run(quick=False, n_jobs=2):
     accuracy = results[:len(accuracy_tasks)]
     quality = results[len(accuracy_tasks):]
     accuracy_records = [record for record, _ in accuracy]
-    return rounded({
+    return {
         "quick": quick, "speedup_target": SPEEDUP_TARGET, "cosine_target": COSINE_TARGET,
         "gap_target_points": GAP_TARGET_POINTS,
         "worst_speedup_ratio": min(record["speedup_ratio"] for record in speed_table),
@@ -486,7 +486,7 @@ def run(quick=False, n_jobs=2):
         "speed": speed_table, "epoch_cost": cost,
         "accuracy_summary": accuracy_summary(accuracy_records, [cosine for _, cosine in accuracy]),
         "accuracy": accuracy_records,
-        "quality_summary": quality_summary(quality), "quality": quality})
+        "quality_summary": quality_summary(quality), "quality": quality}
 
 
 if __name__ == "__main__":

@@ -29,10 +29,10 @@ from fairkit_shift._rules import fit_rule, subgroup_losses
 
 __all__ = ["SubgroupShiftDiagnoser"]
 
+#: The columns of :meth:`SubgroupShiftDiagnoser.summary`, in order.
 _SUMMARY_COLUMNS = ["level", "decomposition", "subset", "estimate", "estimate_plugin", "std_error",
                     "critical_value", "p_value", "p_value_adjusted", "reject", "n_candidates",
                     "prevalence_source", "prevalence_target"]
-
 
 class SubgroupShiftDiagnoser(BaseEstimator):
     """Which subgroups lose performance between a source and a target domain, and why (SHIFT).
@@ -349,12 +349,10 @@ class SubgroupShiftDiagnoser(BaseEstimator):
             for (decomposition, _, positions), job_seed in zip(jobs, seeds[:-1], strict=True))
         rows = [_summary_row("how", decomposition, name, estimate, test)
                 for (decomposition, name, _), (estimate, test) in zip(jobs, results, strict=True)]
-        p_value, adjusted, reject = (_SUMMARY_COLUMNS.index(name)
-                                     for name in ("p_value", "p_value_adjusted", "reject"))
         for decomposition in rejected:
-            mine = [row for row in rows if row[1] == decomposition]
-            for row, value in zip(mine, holm([row[p_value] for row in mine]), strict=True):
-                row[adjusted], row[reject] = value, bool(value <= self.alpha)
+            mine = [row for row in rows if row["decomposition"] == decomposition]
+            for row, value in zip(mine, holm([row["p_value"] for row in mine]), strict=True):
+                row["p_value_adjusted"], row["reject"] = value, bool(value <= self.alpha)
         return rows
 
     def _rule(self, decomposition, chosen, S, T, seed):
@@ -375,9 +373,12 @@ def _summary_row(level, decomposition, subset, estimate, test):
     """A row of :meth:`SubgroupShiftDiagnoser.summary`: the max test and its best candidate's figures."""
     best = test.argmax
     pick = (lambda values: float(np.asarray(values)[best])) if best >= 0 else (lambda values: np.nan)
-    return [level, decomposition, subset, pick(estimate.onestep), pick(estimate.plugin),
-            pick(estimate.std_error), test.critical_value, test.p_value, np.nan, bool(test.reject),
-            len(estimate.onestep), pick(estimate.prevalence_source), pick(estimate.prevalence_target)]
+    return {"level": level, "decomposition": decomposition, "subset": subset,
+            "estimate": pick(estimate.onestep), "estimate_plugin": pick(estimate.plugin),
+            "std_error": pick(estimate.std_error), "critical_value": test.critical_value,
+            "p_value": test.p_value, "p_value_adjusted": np.nan, "reject": bool(test.reject),
+            "n_candidates": len(estimate.onestep), "prevalence_source": pick(estimate.prevalence_source),
+            "prevalence_target": pick(estimate.prevalence_target)}
 
 
 def _concat(first, second):

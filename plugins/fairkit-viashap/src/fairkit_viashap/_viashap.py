@@ -303,6 +303,27 @@ _COMMON_PARAMETERS = """
         ``{"optimizer__weight_decay": 1e-4}``); they override what the other parameters set.
         A key the net or its component does not take is refused when ``fit`` starts."""
 
+_COMMON_ATTRIBUTES = """
+    n_epochs_ : int
+        Epochs trained.
+    history_ : list of dict
+        Per epoch: ``train_loss``, ``valid_loss`` (with a validation split), ``dur``, ...
+    net_ : skorch NeuralNet
+        The trained network (``net_.module_``).
+    baseline_ : ndarray of shape (n_features,)
+        The baseline in the units of X: the training mean of each numeric feature (zero once
+        standardised), the value of an absent feature; NaN for a categorical one (code 0).
+    categorical_columns_ : ndarray of int
+        Positions of the categorical columns.
+    category_encoder_ : OrdinalEncoder or None
+        Their encoding (codes are its output + 1), None without categorical columns.
+    x_scaler_ : StandardScaler or None
+        Standardization of the numeric columns (None if there are none).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of str
+        Feature names seen during fit, if X had string column names."""
+
 _TRAINING = """
 
     g maps standardised features x (categorical ones through embeddings, see
@@ -348,26 +369,7 @@ class ViaSHAPClassifier(ClassifierMixin, _ViaSHAP):
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     expected_value_ : float or ndarray of shape (n_classes,)
-        v0: the output on the link scale when every φ_j is 0 (a float for two classes).
-    n_epochs_ : int
-        Epochs trained.
-    history_ : list of dict
-        Per epoch: ``train_loss``, ``valid_loss`` (with a validation split), ``dur``, ...
-    net_ : skorch NeuralNet
-        The trained network (``net_.module_``).
-    baseline_ : ndarray of shape (n_features,)
-        The baseline in the units of X: the training mean of each numeric feature (zero once
-        standardised), the value of an absent feature; NaN for a categorical one (code 0).
-    categorical_columns_ : ndarray of int
-        Positions of the categorical columns.
-    category_encoder_ : OrdinalEncoder or None
-        Their encoding (codes are its output + 1), None without categorical columns.
-    x_scaler_ : StandardScaler or None
-        Standardization of the numeric columns (None if there are none).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of str
-        Feature names seen during fit, if X had string column names.
+        v0: the output on the link scale when every φ_j is 0 (a float for two classes).{_COMMON_ATTRIBUTES}
 
     Examples
     --------
@@ -528,26 +530,7 @@ class ViaSHAPRegressor(RegressorMixin, _ViaSHAP):
     expected_value_ : float
         v0 in the target's units: the prediction when every φ_j is 0.
     y_mean_, y_scale_ : float
-        Standardization of the target.
-    n_epochs_ : int
-        Epochs trained.
-    history_ : list of dict
-        Per epoch: ``train_loss``, ``valid_loss`` (with a validation split), ``dur``, ...
-    net_ : skorch NeuralNet
-        The trained network (``net_.module_``).
-    baseline_ : ndarray of shape (n_features,)
-        The baseline in the units of X: the training mean of each numeric feature (zero once
-        standardised), the value of an absent feature; NaN for a categorical one (code 0).
-    categorical_columns_ : ndarray of int
-        Positions of the categorical columns.
-    category_encoder_ : OrdinalEncoder or None
-        Their encoding (codes are its output + 1), None without categorical columns.
-    x_scaler_ : StandardScaler or None
-        Standardization of the numeric columns (None if there are none).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of str
-        Feature names seen during fit, if X had string column names.
+        Standardization of the target.{_COMMON_ATTRIBUTES}
 
     Examples
     --------
