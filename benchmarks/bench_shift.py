@@ -82,7 +82,7 @@ from threadpoolctl import threadpool_limits
 
 from benchmarks._common import main, median_time, peak_traced_memory
 from fairkit.datasets import fetch_adult
-from fairkit.metrics._uncertainty import clopper_pearson
+from fairkit.metrics import clopper_pearson
 from fairkit_shift import SubgroupShiftDiagnoser, make_subgroup_shift
 from fairkit_shift._bootstrap import max_multiplier_test
 from fairkit_shift._datasets import covariate_shift_mean

@@ -14,12 +14,13 @@ from fairkit.metrics._group import (
 from fairkit.metrics._independence import equalized_odds_test, kernel_partial_correlation
 from fairkit.metrics._ranking import abstention_rate, disagreement_rate, ranking_stability
 from fairkit.metrics._scorer import make_fairness_scorer
-from fairkit.metrics._uncertainty import Estimate, fairness_floor, resampled_interval
+from fairkit.metrics._uncertainty import Estimate, clopper_pearson, fairness_floor, resampled_interval
 
 __all__ = [
     "Estimate",
     "abstention_rate",
     "balance",
+    "clopper_pearson",
     "demographic_parity_difference",
     "demographic_parity_ratio",
     "disagreement_rate",

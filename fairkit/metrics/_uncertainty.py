@@ -39,7 +39,7 @@ from fairkit.metrics._confusion import (
 )
 from fairkit.utils._random import local_generator
 
-__all__ = ["Estimate", "fairness_floor", "resampled_interval"]
+__all__ = ["Estimate", "clopper_pearson", "fairness_floor", "resampled_interval"]
 
 # Entries of the (draws x samples) arrays held at once when the fair rule decides every sample.
 _BLOCK_ENTRIES = 1 << 22
@@ -144,10 +144,37 @@ def fair_rule_cells(data, n_draws, rng):
 
 
 def clopper_pearson(successes, trials, ci):
-    """Exact binomial (Clopper–Pearson) intervals; ``trials`` may be an effective, non-integer count.
+    """Exact binomial (Clopper–Pearson) intervals of success rates, vectorised.
 
-    Returns the lower and upper ends, NaN where ``trials`` is 0.
+    Parameters
+    ----------
+    successes : array-like of float
+        Successes of each rate.
+    trials : array-like of float
+        Trials of each rate (of the shape of ``successes``); may be an effective,
+        non-integer count (a Kish effective sample size).
+    ci : float
+        The level of each interval, in (0, 1). For intervals that hold at once over
+        ``m`` independent rates, raise it as fairkit's group metrics do (Šidák):
+        ``ci ** (1 / m)``.
+
+    Returns
+    -------
+    low, high : ndarray of float
+        The lower and upper ends; NaN where ``trials`` is 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairkit.metrics import clopper_pearson
+    >>> low, high = clopper_pearson(np.array([0, 8]), np.array([10, 10]), 0.95)
+    >>> np.round(low, 4).tolist(), np.round(high, 4).tolist()
+    ([0.0, 0.4439], [0.3085, 0.9748])
     """
+    check_level(ci, "ci")
+    successes, trials = np.asarray(successes, dtype=float), np.asarray(trials, dtype=float)
+    if successes.shape != trials.shape or (successes < 0).any() or (successes > trials).any():
+        raise ValueError("successes and trials must have the same shape, with 0 <= successes <= trials.")
     alpha = 1 - ci
     low, high = np.zeros_like(trials, dtype=float), np.ones_like(trials, dtype=float)
     some, short = (successes > 0) & (trials > 0), (successes < trials) & (trials > 0)
