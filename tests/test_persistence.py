@@ -27,6 +27,16 @@ CODE = ROOT / "docs" / "user_guide" / "code"
 
 # fairkit's types, beyond the estimator's class, that a fitted estimator's file holds
 FAIRKIT_TYPES_IN_THE_STATE = {"SelectiveRanker": ["fairkit.utils._preferences.PairwiseCounts"]}
+# the trees of scikit-learn's HistGradientBoostingClassifier, which skops does not trust by default
+HGB_TREE = "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor"
+
+
+def _types_in_the_state(estimator):
+    """The types beyond the estimator's class that its file holds: the guide lists each."""
+    if type(estimator).__name__ == "SelectiveClassifier" and estimator.confidence == "learned" \
+            and estimator.confidence_estimator is None:  # the default confidence model
+        return [HGB_TREE]
+    return FAIRKIT_TYPES_IN_THE_STATE.get(type(estimator).__name__, [])
 
 ESTIMATORS = [cls(**params) for _, cls in all_estimators() for params in cls.get_test_params()]
 # the single group of an estimator fitted without sensitive features
@@ -41,8 +51,7 @@ def _saved(estimator):
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda estimator: "".join(repr(estimator).split()))
 def test_each_estimator_asks_to_trust_only_the_fairkit_types_the_guide_lists(estimator):
     cls = type(estimator)
-    expected = sorted([f"{cls.__module__}.{cls.__qualname__}",
-                       *FAIRKIT_TYPES_IN_THE_STATE.get(cls.__name__, [])])
+    expected = sorted([f"{cls.__module__}.{cls.__qualname__}", *_types_in_the_state(estimator)])
     data = _saved(estimator)
     assert sorted(sio.get_untrusted_types(data=data)) == expected
     missing = [name for name in expected if f"``{name}``" not in GUIDE]
@@ -61,7 +70,7 @@ def test_an_estimator_fitted_without_sensitive_features_loads_with_no_group_itse
     with pytest.warns(FairkitWarning, match="got no sensitive features"):
         fitted = _fit(estimator, X, y)
     data = sio.dumps(fitted)
-    trusted = [f"{cls.__module__}.{cls.__qualname__}", NO_GROUP_TYPE]
+    trusted = [f"{cls.__module__}.{cls.__qualname__}", NO_GROUP_TYPE, *_types_in_the_state(estimator)]
     assert sorted(sio.get_untrusted_types(data=data)) == sorted(trusted)
     assert f"``{NO_GROUP_TYPE}``" in GUIDE
     loaded = sio.loads(data, trusted=trusted)

@@ -4,6 +4,9 @@
 * Confidential Guardian (Rabanser et al., ICML 2025): calibration metrics, the
   bin-wise :func:`calibration_audit`, and the Mirage attack it detects
   (:func:`mirage_finetune`, which needs torch and imports it only when called).
+* Selective classification: :class:`SelectiveClassifier` abstains or defers where it is unsure,
+  on a confidence learned from its own correctness (Self-REF, Chuang et al., ICML 2025) or
+  its probabilities, with equal coverage by group on request.
 
 Registered with fairkit through the ``uncertainty`` entry point of the ``fairkit`` group.
 """
@@ -16,12 +19,14 @@ from fairkit_uncertainty._calibration import (
     reliability_table,
 )
 from fairkit_uncertainty._mirage import mirage_finetune
+from fairkit_uncertainty._selective import SelectiveClassifier
 from fairkit_uncertainty._ucerf import desirability, ucerf_score
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "CalibrationAudit",
+    "SelectiveClassifier",
     "calibration_audit",
     "desirability",
     "expected_calibration_error",

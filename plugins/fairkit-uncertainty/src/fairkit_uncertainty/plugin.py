@@ -4,6 +4,13 @@ from fairkit import hookimpl
 
 
 @hookimpl
+def fairkit_estimators():
+    from fairkit_uncertainty import SelectiveClassifier
+
+    return [SelectiveClassifier]
+
+
+@hookimpl
 def fairkit_metrics():
     import fairkit_uncertainty
 
