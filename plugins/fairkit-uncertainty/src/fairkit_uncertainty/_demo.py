@@ -1,6 +1,7 @@
 """Demo for ``fairkit demo``: a Mirage-tuned network keeps its accuracy, the calibration audit flags it."""
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairkit.utils import local_generator
 from fairkit_uncertainty._calibration import calibration_audit
@@ -29,6 +30,28 @@ def predict_proba(module, X):
     torch = _torch()
     with torch.no_grad():
         return torch.softmax(module(torch.as_tensor(X)), dim=1).numpy()
+
+
+class NetworkClassifier(ClassifierMixin, BaseEstimator):
+    """A trained torch classifier seen as a fitted scikit-learn classifier (classes ``0 .. C - 1``).
+
+    Its ``fit`` only records the classes: wrap it in :class:`sklearn.frozen.FrozenEstimator`
+    to hand the network, as trained, to a meta-estimator such as
+    :class:`~fairkit_uncertainty.SelectiveClassifier`.
+    """
+
+    def __init__(self, module):
+        self.module = module
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict_proba(self, X):
+        return predict_proba(self.module, np.asarray(X, dtype=np.float32))
+
+    def predict(self, X):
+        return self.classes_[self.predict_proba(X).argmax(axis=1)]
 
 
 def demo(*, quick=False):

@@ -24,3 +24,10 @@ def fairkit_demos():
     from fairkit_uncertainty._demo import demo
 
     return {"mirage_calibration_audit": demo}
+
+
+@hookimpl
+def fairkit_search_spaces():
+    # coverage and group_coverage are the user's requirements, not settings to tune; at a fixed
+    # coverage, accuracy (an abstention counted as an error) ranks the confidences as selective accuracy
+    return {"SelectiveClassifier": {"confidence": ["learned", "max_proba", "margin"], "cv": [3, 5]}}
