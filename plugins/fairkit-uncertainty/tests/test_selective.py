@@ -140,6 +140,7 @@ def test_abstentions_get_the_reject_label():
     prediction = clf.predict(X)
     assert set(np.unique(prediction)) == {-1, 0, 1}
     np.testing.assert_array_equal(prediction == -1, ~clf.accepts(X))
+    assert clf.score(X, y) == np.mean(prediction == y) < 0.55  # an abstention is an error
     words = np.array(["no", "yes"])[y]
     as_words = SelectiveClassifier(confidence="max_proba", coverage=0.5).fit(X, words).predict(X)
     assert as_words.dtype == object and set(as_words.tolist()) == {-1, "no", "yes"}

@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
 from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils import check_array, get_tags
 from sklearn.utils.multiclass import check_classification_targets
@@ -448,3 +449,24 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         out = prediction.astype(np.result_type(prediction, label) if same_kind else object)
         out[~accepted] = self.reject_label
         return out
+
+    def score(self, X, y, *, sensitive_features=None, sample_weight=None):
+        """Accuracy of :meth:`predict` on ``(X, y)``, an abstention counting as an error.
+
+        At a fixed coverage this ranks models as their selective accuracy does; see
+        :func:`~fairkit_uncertainty.selective_report` for accuracy among the answered rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sensitive_features : array-like, default=None
+            Groups of the rows (or use ``sensitive_cols``); needed with ``group_coverage="equal"``.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+        """
+        return accuracy_score(y, self.predict(X, sensitive_features=sensitive_features),
+                              sample_weight=sample_weight)
