@@ -6,11 +6,13 @@ method (resolved through :mod:`fairkit.registry`, with the parameters you give) 
 features, and scores every model on the test set with accuracy and every registered group
 fairness metric, each with its interval and noise floor. Checks registered by plugins
 (:func:`fairkit.hookspecs.fairkit_audit_checks`, such as the robustness check of
-``fairkit-robust``) add tables of their own when asked for. With ``target_data``, a second table
-from a target domain (``fairkit audit --target-csv``), the checks that take it compare the two
-domains: the shift check of ``fairkit-shift`` diagnoses which subgroups lose performance there, and
-why. The result prints as text tables and writes a self-contained HTML report (``fairkit audit``);
-the report's plots need matplotlib (``pip install "fairkit[plot]"``).
+``fairkit-robust`` or the abstain check of ``fairkit-uncertainty``, which compares the groups'
+coverage and accuracy when each model answers only the rows it is surest of) add tables of their
+own when asked for. With ``target_data``, a second table from a target domain (``fairkit audit
+--target-csv``), the checks that take it compare the two domains: the shift check of
+``fairkit-shift`` diagnoses which subgroups lose performance there, and why. The result prints as
+text tables and writes a self-contained HTML report (``fairkit audit``); the report's plots need
+matplotlib (``pip install "fairkit[plot]"``).
 
 The sensitive columns are not features: the baseline never sees them (fairness through
 unawareness), and the fair methods receive them as ``sensitive_features``.
@@ -43,7 +45,8 @@ CONFIDENCE = 0.95
 #: Shown where the report's plots would be when matplotlib is not installed.
 NO_PLOTS = 'the report has no plots: they need matplotlib (pip install "fairkit[plot]")'
 #: Checks that plugins provide, with how to install them: named when such a check is not registered.
-CHECK_PLUGINS = {"robustness": 'pip install "fairkit-robust[nn]"', "shift": "pip install fairkit-shift"}
+CHECK_PLUGINS = {"robustness": 'pip install "fairkit-robust[nn]"', "shift": "pip install fairkit-shift",
+                 "abstain": "pip install fairkit-uncertainty"}
 
 
 class AuditError(ValueError):
@@ -636,7 +639,9 @@ def audit(data, *, target, sensitive, positive_label=None, methods=None, params=
     checks : dict of str to object, default=None
         Checks registered by plugins (:func:`fairkit.registry.all_audit_checks`) to run on
         every model once it is scored, each with its option, as in ``{"robustness": 0.1}``
-        (``fairkit audit --robustness 0.1``: the check of the ``fairkit-robust`` plugin). Their
+        (``fairkit audit --robustness 0.1``: the check of the ``fairkit-robust`` plugin), or
+        ``{"abstain": 0.8}`` (``fairkit audit --abstain 0.8``: each group's coverage and selective
+        accuracy when the model answers the 80 % of rows it is surest of, ``fairkit-uncertainty``). Their
         tables are in :attr:`AuditResult.checks`, the text and the report; a check that fails
         on a model is in :attr:`AuditResult.failures` as ``"<model> <check>"``.
     target_data : str, path-like or DataFrame, default=None

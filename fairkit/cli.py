@@ -10,10 +10,10 @@
     fit an unconstrained baseline and fair methods on a CSV file, print accuracy and
     the group fairness metrics with their intervals and noise floors, overall and by
     group, and write an HTML report with ``--out`` (see :mod:`fairkit.audit`).
-    ``--robustness EPS`` and ``--check NAME=OPTION`` add the tables of checks that plugins
-    register. ``--target-csv shifted.csv`` gives a second file, from a target domain with the same
-    columns, and adds the shift check (``fairkit-shift``): which subgroups lose performance there,
-    and why (``--check shift=TOL`` sets its tolerance). ``fairkit audit --help`` lists the methods
+    ``--robustness EPS``, ``--abstain COVERAGE`` and ``--check NAME=OPTION`` add the tables of checks
+    that plugins register. ``--target-csv shifted.csv`` gives a second file, from a target domain with
+    the same columns, and adds the shift check (``fairkit-shift``): which subgroups lose performance
+    there, and why (``--check shift=TOL`` sets its tolerance). ``fairkit audit --help`` lists the methods
     and their parameters, and the checks.
 """
 
@@ -159,8 +159,9 @@ def _audit(args):
 
 
 def _checks(args):
-    """``{check name: option}`` from ``--check NAME=OPTION``, ``--robustness EPS`` and ``--target-csv`` (the
-    shift check with its default option, unless ``--check shift=TOL`` gives one), or None for none."""
+    """``{check name: option}`` from ``--check NAME=OPTION``, ``--robustness EPS``, ``--abstain COVERAGE`` and
+    ``--target-csv`` (the shift check with its default option, unless ``--check shift=TOL`` gives one), or
+    None for none."""
     from fairkit.audit import AuditError
 
     checks = {}
@@ -172,6 +173,10 @@ def _checks(args):
         if "robustness" in checks:
             raise AuditError("give --robustness EPS or --check robustness=EPS, not both")
         checks["robustness"] = args.robustness
+    if args.abstain is not None:
+        if "abstain" in checks:
+            raise AuditError("give --abstain COVERAGE or --check abstain=COVERAGE, not both")
+        checks["abstain"] = args.abstain
     if args.target_csv is not None:
         checks.setdefault("shift", None)
     return checks or None
@@ -185,6 +190,17 @@ def _positive_float(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"{text} is not a size above 0 (such as 0.1)")
+    return value
+
+
+def _coverage(text):
+    """A share in (0, 1] (``--abstain``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a coverage in (0, 1] (such as 0.8)")
     return value
 
 
@@ -232,7 +248,8 @@ def _checks_epilog(width):
     rows += [f"  {name}: not registered; it comes with a plugin: {install}"
              for name, install in CHECK_PLUGINS.items() if name not in checks]
     return [textwrap.fill("checks of plugins (--check NAME=OPTION; --robustness EPS is --check "
-                          "robustness=EPS; --target-csv PATH adds the shift check):", width),
+                          "robustness=EPS, --abstain COVERAGE is --check abstain=COVERAGE; --target-csv PATH "
+                          "adds the shift check):", width),
             *(rows or ["  none is registered"])]
 
 
@@ -286,6 +303,10 @@ def build_parser():
     audit.add_argument("--robustness", type=_positive_float, metavar="EPS",
                        help="add the robustness check: accuracy and group gaps under attacks of size up to "
                             "EPS (needs the fairkit-robust plugin)")
+    audit.add_argument("--abstain", type=_coverage, metavar="COVERAGE",
+                       help="add the abstain check: coverage and selective accuracy by group when each model "
+                            "answers only the share COVERAGE of rows it is surest of, and a flag for a group "
+                            "left out (needs the fairkit-uncertainty plugin)")
     audit.add_argument("--target-csv", type=Path, metavar="PATH",
                        help="a CSV file from a target domain with the same columns: add the shift check, "
                             "which subgroups lose performance there and why (needs the fairkit-shift plugin; "

@@ -775,6 +775,26 @@ def test_robustness_and_check_robustness_together_are_refused(synthetic_csv, cap
     assert "give --robustness EPS or --check robustness=EPS, not both" in err
 
 
+def test_abstain_without_its_plugin_is_refused_before_any_fit(synthetic_csv, capsys, monkeypatch):
+    from fairkit import registry
+
+    registered = registry.all_audit_checks
+    monkeypatch.setattr(registry, "all_audit_checks",  # as where fairkit-uncertainty is not installed
+                        lambda: {name: check for name, check in registered().items() if name != "abstain"})
+    monkeypatch.setattr("fairkit.audit._preprocessor", lambda: pytest.fail("fitted without the plugin"))
+    err = _bad(_audit_args(synthetic_csv, "--abstain", "0.8"), capsys)
+    assert ("check 'abstain' is not registered: it comes with a plugin; install it with "
+            "pip install fairkit-uncertainty") in err
+    with pytest.raises(AuditError, match="check 'abstain' is not registered"):
+        audit(synthetic_csv, target="income", sensitive="sex", positive_label=">50K", checks={"abstain": 0.8})
+
+
+def test_abstain_and_check_abstain_together_are_refused(synthetic_csv, capsys, monkeypatch):
+    monkeypatch.setattr("fairkit.audit.audit", lambda *args, **kwargs: pytest.fail("audited"))
+    err = _bad(_audit_args(synthetic_csv, "--abstain", "0.8", "--check", "abstain=0.9"), capsys)
+    assert "give --abstain COVERAGE or --check abstain=COVERAGE, not both" in err
+
+
 # Target data for the checks that compare two domains (issue 22: fairkit audit --target-csv)
 
 TARGET_CHECKS = '''

@@ -196,6 +196,40 @@ def test_robustness_must_be_a_size_above_0(eps, capsys):
         f"argument --robustness: {eps} is not a size above 0 (such as 0.1)" in err
 
 
+def test_abstain_becomes_the_abstain_check():
+    from fairkit.cli import _checks
+
+    assert _parse().abstain is None
+    assert _checks(_parse("--abstain", "0.8")) == {"abstain": 0.8}
+    assert _checks(_parse("--abstain", "1", "--robustness", "0.1", "--check", "size=2")) == {
+        "size": 2, "robustness": 0.1, "abstain": 1.0}
+
+
+@pytest.mark.parametrize("coverage", ["0", "-0.1", "1.5", "nan", "inf", "abc"])
+def test_abstain_must_be_a_coverage_in_0_1(coverage, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        _parse("--abstain", coverage)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --abstain: {coverage!r} is not a number" in err if coverage == "abc" else \
+        f"argument --abstain: {coverage} is not a coverage in (0, 1] (such as 0.8)" in err
+
+
+def test_audit_help_lists_abstain_and_where_its_check_comes_from(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # help lines unwrapped
+    registered = registry.all_audit_checks
+    monkeypatch.setattr(registry, "all_audit_checks",  # as where fairkit-uncertainty is not installed
+                        lambda: {name: check for name, check in registered().items() if name != "abstain"})
+    with pytest.raises(SystemExit) as exit_:
+        main(["audit", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert "--abstain COVERAGE" in out and "(needs the fairkit-uncertainty plugin)" in out
+    checks = out.split("checks of plugins")[1]
+    assert "--abstain COVERAGE is --check abstain=COVERAGE" in " ".join(checks.split())  # wrapped at 100
+    assert "  abstain: not registered; it comes with a plugin: pip install fairkit-uncertainty" in checks
+
+
 def test_a_check_without_an_option_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exit_:
         _parse("--check", "size")

@@ -18,8 +18,9 @@ EXPECTED_FAILED_CHECKS = {
     },
     "SelectiveClassifier": lambda estimator: {} if (estimator.confidence, estimator.confidence_estimator) != (
         "learned", None) else {"check_skops_roundtrip": "the default confidence model, scikit-learn's "
-                               "HistGradientBoostingClassifier, holds TreePredictor objects that skops.io does "
-                               "not trust by default (as for a HistGradientBoostingClassifier saved alone)"},
+                               "HistGradientBoostingClassifier, holds TreePredictor objects that skops.io "
+                               "does not trust by default (as for a HistGradientBoostingClassifier saved "
+                               "alone)"},
     "GroupBalancedClassifier": lambda estimator: {} if estimator.mode != "resample" else dict.fromkeys(
         ["check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data"],
         "mode='resample' fits on a random resample of the rows, whose draws differ from those from the "

@@ -8,7 +8,6 @@ ICML 2025) shows that abstention can deny service to a group under the cover of 
 :func:`~fairkit_uncertainty.selective_report` audits coverage and selective accuracy by group.
 """
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -33,6 +32,7 @@ from fairkit.utils import (
     predict_groups,
     resolve_sensitive_features,
 )
+from fairkit_uncertainty._report import coverage_threshold
 
 __all__ = ["SelectiveClassifier"]
 
@@ -107,10 +107,7 @@ def _rows(values, rows):
 def _threshold(confidence, coverage):
     """The largest threshold whose rule ``confidence >= threshold`` accepts a share ``coverage`` or more
     (−∞ for a coverage of 1: every row, also on new data)."""
-    if coverage == 1:
-        return -np.inf
-    n_accept = max(1, math.ceil(coverage * confidence.size - 1e-9))
-    return np.partition(confidence, confidence.size - n_accept)[confidence.size - n_accept]
+    return -np.inf if coverage == 1 else coverage_threshold(confidence, coverage)
 
 
 class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):

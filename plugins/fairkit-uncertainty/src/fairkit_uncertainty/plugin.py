@@ -31,3 +31,10 @@ def fairkit_search_spaces():
     # coverage and group_coverage are the user's requirements, not settings to tune; at a fixed
     # coverage, accuracy (an abstention counted as an error) ranks the confidences as selective accuracy
     return {"SelectiveClassifier": {"confidence": ["learned", "max_proba", "margin"], "cv": [3, 5]}}
+
+
+@hookimpl
+def fairkit_audit_checks():
+    from fairkit_uncertainty._audit import abstain_check
+
+    return {"abstain": abstain_check}
