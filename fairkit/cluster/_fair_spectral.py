@@ -31,6 +31,29 @@ __all__ = ["FairSpectralClustering"]
 
 #: "auto" uses the dense solver up to this many samples, s-FSC (eigsh) above (see the benchmark).
 _DENSE_MAX_SAMPLES = 50
+#: Above this many samples k-means runs its ``n_init`` starts on a random subsample of
+#: ``_KMEANS_SAMPLE`` rows and refines the best centres on all rows (see :func:`_kmeans`).
+_KMEANS_FULL_MAX_SAMPLES = 100_000
+_KMEANS_SAMPLE = 20_000
+
+
+def _kmeans(embedding, n_clusters, n_init, rng):
+    """k-means on the rows of the embedding; past ``_KMEANS_FULL_MAX_SAMPLES`` rows in two stages.
+
+    The ``n_init`` k-means++ starts and their Lloyd runs, which dominate the cost at large
+    ``n``, run on a random subsample of ``_KMEANS_SAMPLE`` rows; the centres of the best
+    run are then refined by Lloyd's iterations on all rows. On the benchmark's graphs
+    (200,000 nodes, k = 50) this reached the inertia of ``n_init`` full runs to 5
+    digits, 8-10x faster (``benchmarks/bench_fair_spectral.py`` reports both per size); a
+    cluster much smaller than ``n / _KMEANS_SAMPLE`` rows can be missed by the subsample.
+    """
+    n_samples = embedding.shape[0]
+    if n_samples <= _KMEANS_FULL_MAX_SAMPLES:
+        return KMeans(n_clusters=n_clusters, n_init=n_init, random_state=rng).fit(embedding)
+    sample = rng.choice(n_samples, _KMEANS_SAMPLE, replace=False)
+    starts = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=rng).fit(embedding[sample])
+    return KMeans(n_clusters=n_clusters, init=starts.cluster_centers_, n_init=1,
+                  random_state=rng).fit(embedding)
 
 
 class FairSpectralClustering(ClusterMixin, BaseEstimator):
@@ -86,6 +109,9 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
     n_init : int, default=10
         Number of k-means runs on the embedding (the papers use 10). They run on
         scikit-learn's OpenMP threads (limit them with ``threadpoolctl``), not on ``n_jobs``.
+        Above 100,000 samples they run on a random subsample of 20,000 rows, and the best
+        centres are refined on all rows (as accurate on the benchmark's graphs, 8-10x
+        faster; see the user guide).
     n_jobs : int, default=None
         Parallel joblib jobs of the affinity: the nearest-neighbour search or the kernel
         matrix, as in :class:`sklearn.cluster.SpectralClustering`. ``None`` means 1 unless
@@ -293,7 +319,7 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
                 warn_user(f"DC-ADMM did not reach tol={self.tol} in max_iter={self.max_iter} "
                               "iterations; increase max_iter or tol.", ConvergenceWarning)
         embedding = problem.embedding(solution)
-        kmeans = KMeans(n_clusters=k, n_init=self.n_init, random_state=rng).fit(embedding)
+        kmeans = _kmeans(embedding, k, self.n_init, rng)
         self.affinity_matrix_ = affinity
         self.embedding_ = embedding
         self.labels_ = kmeans.labels_

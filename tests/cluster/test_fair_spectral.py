@@ -2,12 +2,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import linalg, sparse
-from sklearn.cluster import SpectralClustering
+from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.datasets import make_blobs
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import kneighbors_graph
 from sklearn.utils import check_random_state
 
+import fairkit.cluster._fair_spectral as fair_spectral_module
 from fairkit.cluster import FairSpectralClustering
 from fairkit.cluster._solvers import FairProblem, solve_admm, solve_dense, solve_eigsh
 from fairkit.datasets import make_fair_sbm
@@ -371,3 +372,19 @@ def test_a_callable_affinity_of_the_wrong_shape_is_named():
     with pytest.raises(ValueError, match=r"affinity, a callable, must return the \(60, 60\) affinity matrix"):
         model.fit(X, sensitive_features=groups)
     _assert_unfitted(model)
+
+
+def test_large_embeddings_are_clustered_from_a_subsample_and_refined_on_all_rows(monkeypatch):
+    X, _ = make_blobs(3000, n_features=4, centers=6, cluster_std=1.5, random_state=0)
+    full = KMeans(6, n_init=10, random_state=0).fit(X)
+    module = fair_spectral_module
+    monkeypatch.setattr(module, "_KMEANS_FULL_MAX_SAMPLES", 1000)
+    monkeypatch.setattr(module, "_KMEANS_SAMPLE", 300)
+    fitted = []
+    monkeypatch.setattr(module, "KMeans", lambda **params: fitted.append(params) or KMeans(**params))
+    two_stage = module._kmeans(X, 6, 10, check_random_state(0))
+    assert two_stage.inertia_ == pytest.approx(full.inertia_, rel=1e-6)  # the same local optimum
+    assert [params["n_init"] for params in fitted] == [10, 1]  # the starts on 300 rows, one refinement
+    assert two_stage.labels_.shape == (3000,)
+    again = module._kmeans(X, 6, 10, check_random_state(0))
+    np.testing.assert_array_equal(again.labels_, two_stage.labels_)
