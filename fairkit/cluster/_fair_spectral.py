@@ -14,7 +14,13 @@ from sklearn.neighbors import kneighbors_graph
 from sklearn.utils import check_array
 from sklearn.utils.validation import validate_data
 
-from fairkit.cluster._solvers import FairProblem, solve_admm, solve_dense, solve_eigsh
+from fairkit.cluster._solvers import (
+    FairProblem,
+    fairness_penalty,
+    solve_admm,
+    solve_dense,
+    solve_eigsh,
+)
 from fairkit.metrics import balance
 from fairkit.metrics._clustering import check_affinity
 from fairkit.utils._random import local_random_state
@@ -78,6 +84,10 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
     - ``"auto"``: ``"dense"`` up to 50 samples, ``"eigsh"`` above; the benchmark
       ``benchmarks/bench_fair_spectral.py`` measured it the fastest.
 
+    ``fairness`` below 1 relaxes the constraint into a penalty, from unconstrained
+    spectral clustering (0) to the exact constraint (1); :func:`~fairkit.cluster.fairness_path`
+    traces it.
+
     Parameters
     ----------
     n_clusters : int, default=8
@@ -99,6 +109,15 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         Number of neighbours of ``affinity="nearest_neighbors"``.
     laplacian : {"normalized", "unnormalized"}, default="normalized"
         Relax NCut (``H^T D H = I``) or RatioCut (``H^T H = I``).
+    fairness : float in [0, 1], default=1.0
+        How strongly the constraint holds. 1 is the exact constraint; below 1 the
+        embedding minimises ``tr(X^T A X) + mu ||Q^T X||_F^2`` over orthonormal ``X``
+        (``Q`` an orthonormal basis of ``col(C)``), with ``mu = sigma t / (1 - t)`` for
+        ``t = fairness`` and ``sigma`` the bound of the spectrum of ``A`` (2 for the
+        normalized Laplacian): 0 is unconstrained spectral clustering, 0.5 puts the
+        penalty at the scale of the whole spectrum. The cut can only grow and
+        ``||Q^T X||`` only shrink as ``fairness`` grows. Not with ``solver="admm"``, which
+        solves the exact constraint only.
     solver : {"auto", "dense", "eigsh", "admm"}, default="auto"
         See above.
     max_iter : int, default=1000
@@ -183,6 +202,7 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         "gamma": [Interval(numbers.Real, 0, None, closed="left")],
         "n_neighbors": [Interval(numbers.Integral, 1, None, closed="left")],
         "laplacian": [StrOptions({"normalized", "unnormalized"})],
+        "fairness": [Interval(numbers.Real, 0, 1, closed="both")],
         "solver": [StrOptions({"auto", "dense", "eigsh", "admm"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
@@ -194,13 +214,14 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
     }
 
     def __init__(self, n_clusters=8, *, affinity="rbf", gamma=1.0, n_neighbors=10,
-                 laplacian="normalized", solver="auto", max_iter=1000, tol=1e-6, n_init=10,
-                 n_jobs=None, sensitive_cols=None, random_state=None, verbose=0):
+                 laplacian="normalized", fairness=1.0, solver="auto", max_iter=1000, tol=1e-6,
+                 n_init=10, n_jobs=None, sensitive_cols=None, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.affinity = affinity
         self.gamma = gamma
         self.n_neighbors = n_neighbors
         self.laplacian = laplacian
+        self.fairness = fairness
         self.solver = solver
         self.max_iter = max_iter
         self.tol = tol
@@ -283,6 +304,33 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         -------
         self : FairSpectralClustering
         """
+        groups, codes, affinity, problem = self._problem(X, sensitive_features, self.fairness)
+        rng = local_random_state(self.random_state)
+        solution, n_iter, solver = self._solve(problem, self.fairness, rng)
+        embedding = problem.embedding(solution)
+        kmeans = _kmeans(embedding, self.n_clusters, self.n_init, rng)
+        self.affinity_matrix_ = affinity
+        self.embedding_ = embedding
+        self.labels_ = kmeans.labels_
+        self.objective_ = problem.objective(solution)
+        self.fairness_residual_ = float(np.linalg.norm(problem.group_matrix.T @ embedding))
+        self.balance_ = balance(self.labels_, codes)
+        self.n_iter_ = n_iter
+        self.solver_ = solver
+        self.groups_ = groups
+        validate_data(self, X, skip_check_array=True)  # n_features_in_, feature_names_in_
+        return self
+
+    def _problem(self, X, sensitive_features, fairness):
+        """Validate the data; return the groups, their codes, the affinity and the :class:`FairProblem`.
+
+        ``fairness``, one level or all levels of a path, is checked against the solver before
+        any work.
+        """
+        if self.solver == "admm" and np.min(fairness) < 1:
+            raise ValueError(f"solver='admm' solves the exact constraint only (fairness=1), got "
+                             f"fairness={float(np.min(fairness))}; use solver='eigsh', 'dense' or 'auto' for "
+                             "fairness < 1.")
         if self.affinity == "precomputed" and self.sensitive_cols is not None:
             raise ValueError("sensitive_cols cannot name columns of a precomputed affinity matrix; "
                              "pass sensitive_features to fit instead.")
@@ -299,18 +347,26 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         affinity = self._affinity(features)
         problem = FairProblem.from_graph(self._graph(affinity), codes,
                                          normalized=self.laplacian == "normalized")
+        return groups, codes, affinity, problem
+
+    def _solve(self, problem, fairness, rng, start=None):
+        """The embedding's solution ``X`` at this ``fairness``, the iterations and the solver used.
+
+        ``start``, a solution at a nearby ``fairness``, warm-starts ``"eigsh"``.
+        """
+        n_samples, k = problem.n_samples, self.n_clusters
         solver = self.solver
         if solver == "auto":
             solver = "dense" if n_samples <= _DENSE_MAX_SAMPLES else "eigsh"
         if solver == "eigsh" and k >= n_samples - 1:
             solver = "dense"  # ARPACK needs k < n - 1
-        rng = local_random_state(self.random_state)
+        penalty = fairness_penalty(fairness, problem.spectral_bound)
         n_iter = 1  # the dense solver: one eigendecomposition
         if solver == "dense":
-            solution = solve_dense(problem, k)
+            solution = solve_dense(problem, k, penalty=penalty)
         elif solver == "eigsh":
-            solution, n_iter = solve_eigsh(problem, k, tol=self.tol, max_iter=self.max_iter,
-                                           random_state=rng)
+            solution, n_iter = solve_eigsh(problem, k, penalty=penalty, start=start, tol=self.tol,
+                                           max_iter=self.max_iter, random_state=rng)
         else:
             solution, n_iter, converged = solve_admm(problem, k, tol=self.tol,
                                                      max_iter=self.max_iter, random_state=rng,
@@ -318,19 +374,7 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
             if not converged:
                 warn_user(f"DC-ADMM did not reach tol={self.tol} in max_iter={self.max_iter} "
                               "iterations; increase max_iter or tol.", ConvergenceWarning)
-        embedding = problem.embedding(solution)
-        kmeans = _kmeans(embedding, k, self.n_init, rng)
-        self.affinity_matrix_ = affinity
-        self.embedding_ = embedding
-        self.labels_ = kmeans.labels_
-        self.objective_ = problem.objective(solution)
-        self.fairness_residual_ = float(np.linalg.norm(problem.group_matrix.T @ embedding))
-        self.balance_ = balance(self.labels_, codes)
-        self.n_iter_ = n_iter
-        self.solver_ = solver
-        self.groups_ = groups
-        validate_data(self, X, skip_check_array=True)  # n_features_in_, feature_names_in_
-        return self
+        return solution, n_iter, solver
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 
 import fairkit.cluster._fair_spectral as fair_spectral_module
 from fairkit.cluster import FairSpectralClustering
-from fairkit.cluster._solvers import FairProblem, solve_admm, solve_dense, solve_eigsh
+from fairkit.cluster._solvers import FairProblem, _orthonormalizer, solve_admm, solve_dense, solve_eigsh
 from fairkit.datasets import make_fair_sbm
 from fairkit.exceptions import FairkitWarning
 from fairkit.metrics import balance
@@ -388,3 +388,53 @@ def test_large_embeddings_are_clustered_from_a_subsample_and_refined_on_all_rows
     assert two_stage.labels_.shape == (3000,)
     again = module._kmeans(X, 6, 10, check_random_state(0))
     np.testing.assert_array_equal(again.labels_, two_stage.labels_)
+
+
+def test_admm_orthonormalizer_works_from_the_gram_matrix_and_drops_dependent_columns():
+    rng = np.random.default_rng(0)
+    B = rng.standard_normal((200, 6)) * np.logspace(-4, 2, 6)  # column norms 1e-4 to 1e2
+    B = np.hstack([B, B[:, :2] @ [[1.0], [2.0]]])  # a seventh column that depends on the first two
+    V = B @ _orthonormalizer(B.T @ B)
+    assert V.shape == (200, 6)
+    np.testing.assert_allclose(V.T @ V, np.eye(6), atol=1e-10)
+    U = linalg.orth(B)  # the oracle: col(B) from an SVD
+    np.testing.assert_allclose(V @ V.T, U @ U.T, atol=1e-8)
+
+
+def test_admm_started_at_the_fair_optimum_stops_at_once():
+    # the multiplier starts at Q Q^T K X_0, which makes a fair stationary X_0 a fixed point of
+    # the iteration (with a zero multiplier ADMM first drifts away and needs about 20 iterations)
+    problem = _problem(300, 5, 3, _log_scaled(300))
+    optimum = solve_dense(problem, 5)
+    X, n_iter, converged = solve_admm(problem, 5, start=optimum, tol=1e-8,
+                                      random_state=check_random_state(0))
+    assert converged and n_iter == 1
+    assert _subspace_distance(X, optimum) < 1e-6
+
+
+def test_admm_warm_start_from_a_nearby_problem_reaches_its_optimum_sooner():
+    W, groups, _ = make_fair_sbm(300, 5, 3, probabilities=_log_scaled(300), random_state=0)
+    changed = np.random.default_rng(0).choice(300, 6, replace=False)  # 2 % of the nodes change group
+    new_groups = groups.copy()
+    new_groups[changed] = (groups[changed] + 1) % 3
+    problem = FairProblem.from_graph(W, new_groups)
+    old_optimum = solve_dense(FairProblem.from_graph(W, groups), 5)
+    best = problem.objective(solve_dense(problem, 5))
+    runs = {start: solve_admm(problem, 5, start=old_optimum if start == "warm" else None, tol=1e-6,
+                              max_iter=3000, random_state=check_random_state(0))
+            for start in ("cold", "warm")}
+    for X, _, converged in runs.values():
+        assert converged
+        assert abs(problem.objective(X) - best) <= 1e-6 * best
+        assert np.linalg.norm(problem.constraint.T @ X) < 1e-10
+    # the start saves the first phase only: the multiplier's linear convergence remains
+    assert runs["warm"][1] < 0.75 * runs["cold"][1]
+
+
+def test_admm_path_over_k_starts_from_fewer_columns():
+    problem = _problem(300, 5, 3, _log_scaled(300))
+    X, _, converged = solve_admm(problem, 5, start=solve_dense(problem, 3), tol=1e-8, max_iter=3000,
+                                 random_state=check_random_state(0))
+    best = problem.objective(solve_dense(problem, 5))
+    assert converged and X.shape == (300, 5)
+    assert abs(problem.objective(X) - best) <= 1e-6 * best
