@@ -241,11 +241,11 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Small parameter sets for the common checks: each confidence, equal coverage, routing.
 
         The checks expect every prediction to be a class, so they run without abstention:
-        at full coverage, or with a fallback.
+        at full coverage, or with a fallback. Three folds: some checks fit on 10 samples.
         """
-        return [{"coverage": 1.0, "random_state": 0},
-                {"confidence": "max_proba", "coverage": 1.0, "group_coverage": "equal"},
-                {"confidence": "margin", "coverage": 0.8, "fallback": LogisticRegression(C=0.1)}]
+        return [{"coverage": 1.0, "cv": 3, "random_state": 0},
+                {"confidence": "max_proba", "coverage": 1.0, "group_coverage": "equal", "cv": 3},
+                {"confidence": "margin", "coverage": 0.8, "fallback": LogisticRegression(C=0.1), "cv": 3}]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
