@@ -3,7 +3,7 @@ quantile, its size under a composite null) and Holm's adjustment (by hand and by
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from scipy.stats import norm
 
@@ -157,10 +157,14 @@ def test_holm_by_hand():
 
 
 def holm_rejects(p_values, alpha):
-    """Holm's step-down procedure at level alpha: which hypotheses it rejects."""
+    """Holm's step-down procedure at level alpha: which hypotheses it rejects.
+
+    ``p (m - step) > alpha`` rather than ``p > alpha / (m - step)``: the candidate levels are
+    products ``p k``, and dividing one back by ``k`` can round below ``p``.
+    """
     rejected = np.zeros(len(p_values), bool)
     for step, index in enumerate(np.argsort(p_values, kind="stable")):
-        if p_values[index] > alpha / (len(p_values) - step):
+        if p_values[index] * (len(p_values) - step) > alpha:
             break
         rejected[index] = True
     return rejected
@@ -168,6 +172,7 @@ def holm_rejects(p_values, alpha):
 
 @given(st.lists(st.sampled_from([0.0, 0.001, 0.01, 0.02, 0.05, 0.2, 1.0]) | st.floats(0, 1), min_size=1,
                 max_size=8))
+@example([0.001, 0.001, 0.001, 0.001, 1.628782433130984e-06])  # 5 p / 5 < p in floating point
 def test_holm_is_the_smallest_level_that_rejects(p_values):
     p_values = np.array(p_values)
     m = len(p_values)
