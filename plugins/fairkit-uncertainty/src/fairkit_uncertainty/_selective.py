@@ -30,7 +30,6 @@ from fairkit.utils import (
     fit_groups,
     local_random_state,
     predict_groups,
-    resolve_sensitive_features,
 )
 from fairkit_uncertainty._report import coverage_threshold
 
@@ -47,9 +46,9 @@ def _score_method(estimator):
     return None
 
 
-def _scores(estimator, X, method):
-    """Class scores of shape (n_samples, n_classes): a binary ``decision_function`` becomes ``[-d, d]``."""
-    scores = np.asarray(getattr(estimator, method)(X), dtype=float)
+def _class_scores(scores):
+    """Scores of shape (n_samples, n_classes): a binary ``decision_function`` ``d`` becomes ``[-d, d]``."""
+    scores = np.asarray(scores, dtype=float)
     return np.column_stack([-scores, scores]) if scores.ndim == 1 else scores
 
 
@@ -331,9 +330,8 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         folds = list(check_cv(self.cv, y, classifier=True).split(X_inner, y))
         estimator = clone(self._template()).fit(X_inner, y)
         classes = np.asarray(estimator.classes_)
-        scores = cross_val_predict(clone(self._template()), X_inner, y, cv=folds, method=method,
-                                   n_jobs=self.n_jobs)
-        scores = np.column_stack([-scores, scores]) if scores.ndim == 1 else scores
+        scores = _class_scores(cross_val_predict(clone(self._template()), X_inner, y, cv=folds, method=method,
+                                                 n_jobs=self.n_jobs))
         confidence_estimator = None
         if self.confidence == "learned":
             correct = classes[scores.argmax(axis=1)] == y
@@ -368,21 +366,24 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                                                                                        minlength=len(groups))
         return self
 
-    def _decide(self, X, sensitive_features):
-        """``X`` without the sensitive columns, each row's confidence and whether it is answered."""
+    def _features(self, X):
+        """``X`` checked against the fit, without the sensitive columns: what the models read."""
         check_is_fitted(self)
         check_2d(self, X)
         validate_data(self, X, skip_check_array=True, reset=False)
+        return drop_sensitive_cols(self, X)
+
+    def _decide(self, X, sensitive_features):
+        """``X`` without the sensitive columns, and whether each row is answered."""
+        X_inner = self._features(X)
         codes = 0  # one threshold for all rows; the groups, when given, are validated all the same
-        given = resolve_sensitive_features(self, X, sensitive_features) is not None
+        given = sensitive_features is not None or self.sensitive_cols is not None
         if self.group_coverage == "equal" or given:
             codes = predict_groups(self, X, sensitive_features)
-        X_inner = drop_sensitive_cols(self, X)
-        confidence = self._confidence(X_inner)
-        return X_inner, confidence, confidence >= self.thresholds_[codes]
+        return X_inner, self._confidence(X_inner) >= self.thresholds_[codes]
 
     def _confidence(self, X_inner):
-        scores = _scores(self.estimator_, X_inner, _score_method(self.estimator_))
+        scores = _class_scores(getattr(self.estimator_, _score_method(self.estimator_))(X_inner))
         if self.confidence != "learned":
             return _confidence_from_scores(scores, self.confidence)
         return _proba_correct(self.confidence_estimator_, _with_scores(X_inner, scores))
@@ -399,10 +400,7 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         confidence : ndarray of shape (n_samples,)
             P(right) for ``confidence="learned"``, the largest probability or the margin otherwise.
         """
-        check_is_fitted(self)
-        check_2d(self, X)
-        validate_data(self, X, skip_check_array=True, reset=False)
-        return self._confidence(drop_sensitive_cols(self, X))
+        return self._confidence(self._features(X))
 
     def accepts(self, X, *, sensitive_features=None):
         """Whether the classifier answers each row itself (its confidence reaches the threshold).
@@ -417,7 +415,7 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         accepted : ndarray of bool of shape (n_samples,)
         """
-        return self._decide(X, sensitive_features)[2]
+        return self._decide(X, sensitive_features)[1]
 
     def predict(self, X, *, sensitive_features=None):
         """Predict the answered rows with ``estimator``; the others get ``reject_label`` or ``fallback``.
@@ -434,7 +432,7 @@ class SelectiveClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             Labels; ``reject_label`` where the classifier abstains (without ``fallback``). Under
             ``score`` (accuracy) an abstention counts as an error.
         """
-        X_inner, _, accepted = self._decide(X, sensitive_features)
+        X_inner, accepted = self._decide(X, sensitive_features)
         prediction = np.asarray(self.estimator_.predict(X_inner))
         if self.fallback_ is not None:
             if not accepted.all():
