@@ -164,11 +164,21 @@ def _check_input_type(input_type):
         raise ValueError(f"input_type must be one of {INPUT_TYPES}, got {input_type!r}.")
 
 
-def _dense_codes(values):
-    """Order-preserving small integer codes of ``values`` (equal values, equal codes)."""
-    distinct, codes = np.unique(values, return_inverse=True)
-    dtype = np.int16 if len(distinct) < np.iinfo(np.int16).max - 1 else np.int32
-    return codes.reshape(values.shape).astype(dtype)
+def _dense_codes(values, observed):
+    """Small integer codes of the observed ``values`` in the same order (equal values, equal codes).
+
+    Integer values that fit in int16 (ranks 1 to n, integer ratings) are their own codes;
+    others are recoded by their position among the distinct values.
+    """
+    limit = np.iinfo(np.int16).max - 1  # the extremes are left for the missing values
+    seen = values[observed]
+    if seen.size == 0 or (np.abs(seen).max() <= limit and np.array_equal(seen, np.rint(seen))):
+        return np.where(observed, values, 0).astype(np.int16)
+    distinct, codes = np.unique(seen, return_inverse=True)
+    dtype = np.int16 if len(distinct) <= limit else np.int32
+    out = np.zeros(values.shape, dtype=dtype)
+    out[observed] = codes.reshape(-1)
+    return out
 
 
 def _is_row(value):
@@ -269,13 +279,13 @@ def strict_preferences(X, input_type="ranks"):
     for start in range(0, n_judges, block):
         rows = X[start:start + block]
         observed = ~np.isnan(rows)
-        codes = _dense_codes(-rows if input_type == "ratings" else rows)
+        codes = _dense_codes(-rows if input_type == "ratings" else rows, observed)
         # "better" is a smaller code. A missing value must lose every comparison on
         # both sides of ``better[:, i] < worse[:, j]``: the largest code on the left,
         # the smallest on the right.
         better, worse = codes, codes.copy()
         better[~observed] = np.iinfo(codes.dtype).max
-        worse[~observed] = -1
+        worse[~observed] = np.iinfo(codes.dtype).min
         prefers = buffer[: len(rows)]
         np.less(better[:, :, None], worse[:, None, :], out=prefers)
         yield observed, prefers
