@@ -181,3 +181,50 @@ def test_selective_classification_abstains_where_the_model_is_wrong_and_equally_
     assert router.score(X_test, y_test) > namespace["at_random"] + 0.02
     # a frozen model's threshold, set on held-out rows, carries over to others
     assert abs(namespace["prefit"].accepts(X_test[1500:]).mean() - 0.8) < 0.03
+
+
+def test_mshap_power_law_guide_reaches_the_closed_form_and_fsolve_equilibria(capsys):
+    pytest.importorskip("fairkit_mshap")
+    from scipy.optimize import fsolve
+
+    namespace = _run("mshap_power_law.py")
+    out = capsys.readouterr().out
+    guide = (ROOT / "docs" / "user_guide" / "fairkit-mshap.rst").read_text()
+    for line in out.strip().splitlines():
+        assert line.rstrip() in guide  # the guide shows what the code prints
+    costs, mshap = namespace["costs"], namespace["mechanism"]
+    # M0: only the cheapest agent gives, (αβ/γ_min)^(1/(β+1)) − 1 = 24 (first line of the printout)
+    assert "contributions  [24.  0.  0.]" in out
+    # M^Shap: u_i = φ_i − γ_i s_i; with a shared power law, ∂φ_i/∂s_i = Σ_X w_X n a'(S_X + s_i)
+    from itertools import combinations
+    from math import factorial
+
+    def first_order(s):
+        n, slopes = len(s), []
+        for i in range(n):
+            others = [j for j in range(n) if j != i]
+            slope = 0.0
+            for size in range(n):
+                weight = factorial(size) * factorial(n - size - 1) / factorial(n)
+                for coalition in combinations(others, size):
+                    slope += weight * n * 0.5 * (s[list(coalition)].sum() + s[i] + 1) ** -1.5
+            slopes.append(slope - costs[i])
+        return slopes
+
+    expected = fsolve(first_order, [10.0, 10.0, 10.0], xtol=1e-13)
+    np.testing.assert_allclose(namespace["s"], expected, rtol=1e-6)
+    assert abs(mshap.payments(namespace["s"]).sum()) < 1e-12
+
+
+def test_mshap_learning_guide_has_free_riders_without_payments_and_none_under_mshap(capsys):
+    pytest.importorskip("fairkit_mshap")
+    with threadpool_limits(1):
+        namespace = _run("mshap_learning.py")
+    out = capsys.readouterr().out
+    guide = (ROOT / "docs" / "user_guide" / "fairkit-mshap.rst").read_text()
+    for line in out.strip().splitlines():
+        assert line.rstrip() in guide  # the guide shows what the code prints
+    assert "NoPaymentMechanism: contributions [1.   0.25 0.   0.  ]" in out
+    s = namespace["s"]  # the last mechanism's equilibrium: M^Shap
+    assert (s > 0).all()
+    assert namespace["deviation_gains"](namespace["mechanism"], namespace["costs"], s).max() <= 1e-12
