@@ -185,3 +185,23 @@ def test_bad_n_iter_is_refused(n_iter):
 def test_a_bad_start_is_refused():
     with pytest.raises(ValueError, match="s0 must be finite contributions"):
         best_response_dynamics(NoPaymentMechanism(PowerLawAccuracy()), [0.01] * 3, [1.0, -1.0, 1.0])
+
+
+@pytest.mark.parametrize("beta", [0.5, 1.0])
+def test_mshap_collects_at_least_the_welfare_optimal_data_and_m0_less_over_cost_draws(beta):
+    # Power law, linear costs. Welfare n a(S) − γ_min S (the cheapest agent giving all) peaks at
+    # S* = (n α β / γ_min)^(1/(β+1)) − 1. Under M^Shap ∂φ_i/∂s_i = Σ_X w_X n a'(S_X + s_i) ≥ n a'(S),
+    # so where the cheapest agent contributes, a'(S) ≤ γ_min / n, i.e. S ≥ S*; M0 stops at S0 < S*.
+    n = 6
+    for seed in range(5):
+        rates = np.random.default_rng(seed).uniform(1e-3, 1e-2, n)
+        optimum = (n * beta / rates.min()) ** (1 / (beta + 1)) - 1
+        totals = {}
+        for mechanism in (NoPaymentMechanism, ShapleyPaymentMechanism):
+            result = best_response_dynamics(mechanism(PowerLawAccuracy(1.0, beta)), rates, np.ones(n),
+                                            random_state=seed)
+            assert result.converged
+            totals[mechanism] = result.contributions
+        assert totals[ShapleyPaymentMechanism][np.argmin(rates)] > 0
+        assert totals[ShapleyPaymentMechanism].sum() >= optimum * (1 - 1e-9)
+        assert totals[NoPaymentMechanism].sum() < optimum

@@ -102,9 +102,15 @@ def prefix_masks(orders):
     return rank[:, None, :] < np.arange(n + 1)[None, :, None]
 
 
-def evaluate_coalitions(value_fn, masks, *, vectorized):
-    """``value_fn`` on each distinct row of ``masks``; returns the values of every row."""
-    unique, inverse = np.unique(masks, axis=0, return_inverse=True)
+def evaluate_coalitions(value_fn, masks, *, vectorized, distinct=False):
+    """``value_fn`` on each distinct row of ``masks`` (each row if ``distinct``); every row's value."""
+    if distinct:
+        unique, inverse = masks, np.arange(len(masks))
+    else:  # rows as byte strings: sorting those is much faster than np.unique(axis=0)
+        packed = np.packbits(masks, axis=1)
+        keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        unique = masks[first]
     if vectorized:
         values = np.asarray(value_fn(unique), dtype=float).reshape(-1)
         if values.shape != (len(unique),):
@@ -165,7 +171,7 @@ def shapley_values(value_fn, n_players, *, method="auto", n_permutations=None, v
     method = check_method(method, n_players)
     if method == "exact":
         masks = bit_masks(n_players)
-        values, n_evaluations = evaluate_coalitions(value_fn, masks, vectorized=vectorized)
+        values, n_evaluations = evaluate_coalitions(value_fn, masks, vectorized=vectorized, distinct=True)
         weights = exact_weights(n_players)
         sizes = masks.sum(axis=1)
         phi = np.empty(n_players)
