@@ -14,13 +14,18 @@ from fairkit.scheduling._instance import check_processing_times
 __all__ = ["fractional_mms", "lp_rounding", "lst_schedule"]
 
 SUPPORT_TOL = 1e-9  # an LP value above this is in the support
+IPM_FROM_EDGES = 100_000  # assignment LPs with this many edges go to the interior point method
 
 
-def _min_max_load(job, machine, weight, n_jobs, n_machines):
+def _min_max_load(job, machine, weight, n_jobs, n_machines, *, vertex):
     """Solve ``min t`` s.t. ``sum_k x[j,k] = 1`` and ``sum_j weight[j,k] x[j,k] <= t``, x >= 0.
 
-    The variables are the given edges ``(job[e], machine[e])``. HiGHS dual simplex
-    returns a basic (vertex) solution. Returns ``(t, x)``.
+    The variables are the given edges ``(job[e], machine[e])``. From ``IPM_FROM_EDGES``
+    edges HiGHS's interior point method with crossover solves it (several times faster
+    there); below, its dual simplex. Both return a basic solution, but only the
+    simplex's is a vertex by construction: with ``vertex=True`` an interior point
+    solution whose support is not a pseudo-forest is solved again by dual simplex.
+    Returns ``(t, x)``.
 
     HiGHS refuses matrix entries above 1e15 ("model error") and drops those below
     1e-9, so the weights are divided by the power of two (exact in floating point)
@@ -37,11 +42,18 @@ def _min_max_load(job, machine, weight, n_jobs, n_machines):
     ], format="csr")
     c = np.zeros(n_edges + 1)
     c[-1] = 1.0
-    result = linprog(c, A_ub=A_ub, b_ub=np.zeros(n_machines), A_eq=A_eq, b_eq=np.ones(n_jobs),
-                     bounds=(0, None), method="highs-ds")
-    if result.status != 0:  # pragma: no cover - the LP is feasible and bounded by construction
-        raise RuntimeError(f"HiGHS failed on the assignment LP: {result.message}")
-    return result.x[-1] * scale, result.x[:-1]
+    method = "highs-ipm" if n_edges >= IPM_FROM_EDGES else "highs-ds"
+    while True:
+        result = linprog(c, A_ub=A_ub, b_ub=np.zeros(n_machines), A_eq=A_eq, b_eq=np.ones(n_jobs),
+                         bounds=(0, None), method=method)
+        if result.status != 0:  # pragma: no cover - the LP is feasible and bounded by construction
+            raise RuntimeError(f"HiGHS failed on the assignment LP: {result.message}")
+        x = result.x[:-1]
+        support = x > SUPPORT_TOL
+        if (not vertex or method == "highs-ds"
+                or _is_pseudo_forest(job[support], machine[support], n_jobs, n_machines)):
+            return result.x[-1] * scale, x
+        method = "highs-ds"
 
 
 def fractional_mms(P, n_copies):
@@ -83,7 +95,7 @@ def fractional_mms(P, n_copies):
         if s not in taus:
             e = n_edges_upto[s]
             taus[s] = _min_max_load(job[:e], machine[:e], time[:e] / n_copies, n_jobs,
-                                    n_machines)[0]
+                                    n_machines, vertex=False)[0]
         return taus[s]
 
     last = values.size - 1
@@ -131,7 +143,7 @@ def lp_rounding(P, thresholds):
     if np.bincount(job, minlength=n_jobs).min() == 0:
         raise ValueError("Some job has no machine within its threshold; thresholds must be at "
                          "least the fractional maximin shares.")
-    lam, x = _min_max_load(job, machine, weight, n_jobs, n_machines)
+    lam, x = _min_max_load(job, machine, weight, n_jobs, n_machines, vertex=True)
     return _round_vertex(job, machine, x, n_jobs, n_machines), float(lam)
 
 
@@ -139,7 +151,9 @@ def _round_vertex(job, machine, x, n_jobs, n_machines):
     """Round a vertex of the assignment LP: keep integral jobs, match the split ones."""
     support = x > SUPPORT_TOL
     job, machine = job[support], machine[support]
-    _check_pseudo_forest(job, machine, n_jobs, n_machines)
+    if not _is_pseudo_forest(job, machine, n_jobs, n_machines):  # dual simplex returns a vertex: never seen
+        raise RuntimeError("The LP solution is not a vertex: its support is not a pseudo-forest, "
+                           "so the rounding's guarantee would not hold.")
     assignment = np.full(n_jobs, -1)
     degree = np.bincount(job, minlength=n_jobs)
     whole = degree[job] == 1
@@ -155,16 +169,14 @@ def _round_vertex(job, machine, x, n_jobs, n_machines):
     return assignment
 
 
-def _check_pseudo_forest(job, machine, n_jobs, n_machines):
-    """Raise unless every connected component of the support has no more edges than vertices."""
+def _is_pseudo_forest(job, machine, n_jobs, n_machines):
+    """Whether every connected component of the bipartite support has no more edges than vertices."""
     graph = sparse.coo_array((np.ones(job.size), (job, n_jobs + machine)),
                              shape=(n_jobs + n_machines,) * 2)
     _, label = connected_components(graph, directed=False)
     edges = np.bincount(label[job], minlength=label.max() + 1)
     vertices = np.bincount(label)
-    if (edges > vertices).any():  # HiGHS dual simplex returns a vertex: never seen
-        raise RuntimeError("The LP solution is not a vertex: its support is not a pseudo-forest, "
-                           "so the rounding's guarantee would not hold.")
+    return bool((edges <= vertices).all())
 
 
 def lst_schedule(P):

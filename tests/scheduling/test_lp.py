@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.optimize import linprog
 
+import fairkit.scheduling._lp as lp_module
+from fairkit.datasets import make_scheduling_instance
 from fairkit.scheduling import lst_schedule
 from fairkit.scheduling._lp import _round_vertex, fractional_mms, lp_rounding
 
@@ -129,3 +131,47 @@ def test_rounding_refuses_a_point_that_is_not_a_vertex():
     job, machine = np.repeat([0, 1, 2], 2), np.tile([0, 1], 3)
     with pytest.raises(RuntimeError, match="not a vertex"):
         _round_vertex(job, machine, np.full(6, 0.5), 3, 2)
+
+
+def _methods_used(monkeypatch, replace_ipm=None):
+    """Record the HiGHS method of every linprog call of the module; optionally replace the IPM's x."""
+    methods = []
+
+    def recording(*args, method, **kwargs):
+        methods.append(method)
+        result = linprog(*args, method=method, **kwargs)
+        if method == "highs-ipm" and replace_ipm is not None:
+            result.x = replace_ipm(result.x)
+        return result
+
+    monkeypatch.setattr(lp_module, "linprog", recording)
+    return methods
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_interior_point_gives_the_simplex_bounds_and_a_vertex(monkeypatch, seed):
+    group = np.repeat(np.arange(4), 5)
+    P = make_scheduling_instance(120, group, kind="unrelated", random_state=seed)
+    thresholds = np.array([fractional_mms(P[:, group == g], 4) for g in range(4)])[group]
+    simplex = fractional_mms(P, 4), lp_rounding(P, thresholds)
+    monkeypatch.setattr(lp_module, "IPM_FROM_EDGES", 0)  # every LP to the interior point method
+    methods = _methods_used(monkeypatch)
+    interior = fractional_mms(P, 4), lp_rounding(P, thresholds)
+    assert set(methods) == {"highs-ipm"}
+    assert interior[0] == pytest.approx(simplex[0], rel=1e-9)
+    assignment, lam = interior[1]
+    assert lam == pytest.approx(simplex[1][1], rel=1e-9)
+    loads = np.bincount(assignment, weights=P[np.arange(len(P)), assignment], minlength=P.shape[1])
+    assert (loads <= 2 * thresholds * max(lam, 1.0) + 1e-9).all()  # the rounding's guarantee
+
+
+def test_an_interior_point_solution_that_is_not_a_vertex_is_solved_again_by_simplex(monkeypatch):
+    # three unit jobs on two machines: splitting every job in half is optimal (t = 1.5), but its
+    # support has 6 edges on 5 vertices, more than a pseudo-forest (a vertex) can have
+    P = np.ones((3, 2))
+    monkeypatch.setattr(lp_module, "IPM_FROM_EDGES", 0)
+    split = lambda x: np.r_[np.full(6, 0.5), x[-1]]  # noqa: E731 - every job split over both machines
+    methods = _methods_used(monkeypatch, replace_ipm=split)
+    assignment, lam = lp_rounding(P, np.full(2, 1.0))
+    assert methods == ["highs-ipm", "highs-ds"]
+    assert lam == pytest.approx(1.5) and sorted(np.bincount(assignment, minlength=2)) == [1, 2]
