@@ -5,7 +5,6 @@ import numbers
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
@@ -16,6 +15,7 @@ from sklearn.utils.validation import validate_data
 
 from fairkit.cluster._solvers import (
     FairProblem,
+    connected_component_labels,
     fairness_penalty,
     solve_admm,
     solve_dense,
@@ -62,6 +62,21 @@ def _kmeans(embedding, n_clusters, n_init, rng):
                   random_state=rng).fit(embedding)
 
 
+def _without_self_loops(W):
+    """A sparse affinity as CSR without self-loops or stored zeros, copied only if it has any.
+
+    A canonical matrix (sorted indices, no duplicates) without them is returned as it is,
+    sharing the arrays of the user's matrix; the user's matrix is never modified.
+    """
+    W = sparse.csr_matrix(W)  # shares the arrays of a CSR array or matrix
+    if W.has_canonical_format and not W.diagonal().any() and W.data.all():
+        return W
+    W = W.copy()
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return W
+
+
 class FairSpectralClustering(ClusterMixin, BaseEstimator):
     """Spectral clustering under group fairness constraints (FSC, s-FSC, DC-ADMM).
 
@@ -75,8 +90,8 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
     - ``"dense"``: FSC (Kleindessner et al., 2019), an eigendecomposition on an
       orthonormal basis of ``null(F^T)``; O(n^3) time, O(n^2) memory.
     - ``"eigsh"``: s-FSC (Wang, Lu, Davidson and Bai, AISTATS 2023), Lanczos
-      (``scipy.sparse.linalg.eigsh``) on an implicit deflated operator, with sparse
-      products only.
+      (``scipy.sparse.linalg.eigsh``) on an implicit deflated operator, with products
+      with the Laplacian only (sparse, or with the dense affinity).
     - ``"admm"``: the difference-of-convex ADMM of Tonin, Lambert, Suykens and Cevher
       (ICML 2025): a copy of the embedding carries the fairness constraint, the
       orthogonality is met by polar factors (no eigendecomposition), the penalty is
@@ -102,7 +117,9 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         are; ``"cosine"``, ``"linear"``, ``"poly"`` and ``"sigmoid"`` are on non-negative
         features (counts, tf-idf) but can be negative otherwise, and ``fit`` then raises a
         ``ValueError`` that says so. ``"additive_chi2"`` (minus a chi-squared distance,
-        never positive) is not accepted.
+        never positive) is not accepted. A dense affinity (a kernel, or a dense precomputed
+        matrix) stays dense: the solvers multiply by it (BLAS-3 products), and it is neither
+        copied nor converted to a sparse matrix.
     gamma : float, default=1.0
         Kernel coefficient of the rbf, polynomial, sigmoid, laplacian and chi2 kernels.
     n_neighbors : int, default=10
@@ -267,23 +284,28 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
         return matrix
 
     def _graph(self, affinity):
-        """The affinity as a CSR matrix without self-loops, checked for what the solvers need."""
+        """The checked affinity and the labels of its connected components.
+
+        A dense affinity stays dense (its self-loops are ignored where it is used); a sparse
+        one becomes CSR without self-loops or stored zeros, copied only when that changes it.
+        """
         name = "X" if self.affinity == "precomputed" else "affinity"
-        W = sparse.csr_matrix(check_affinity(affinity, input_name=name), copy=True)
-        W.setdiag(0)
-        W.eliminate_zeros()
-        isolated = np.flatnonzero(np.asarray(W.sum(axis=1)).ravel() == 0)
+        W = check_affinity(affinity, input_name=name)
+        if sparse.issparse(W):
+            W = _without_self_loops(W)
+        components = connected_component_labels(W)
+        isolated = np.flatnonzero(np.bincount(components)[components] == 1)  # no edge: degree 0
         if isolated.size and self.laplacian == "normalized":
             raise ValueError(
                 f"{isolated.size} sample(s) have no edge (e.g. sample {isolated[0]}): their degree "
                 "is 0 and the normalized Laplacian is undefined. Drop them (e.g. keep the largest "
                 "connected component) or use laplacian='unnormalized'.")
-        n_components, _ = connected_components(W, directed=False)
+        n_components = components.max() + 1
         if n_components > 1:
             warn_user(f"The affinity graph has {n_components} connected components; spectral "
                           "clustering may split them rather than the data's clusters. Consider "
                           "keeping the largest component.", UserWarning)
-        return W
+        return W, components
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, sensitive_features=None):
@@ -345,8 +367,9 @@ class FairSpectralClustering(ClusterMixin, BaseEstimator):
                              f"{len(groups)} groups the fair embedding has at most "
                              f"{n_samples - len(groups) + 1} dimensions.")
         affinity = self._affinity(features)
-        problem = FairProblem.from_graph(self._graph(affinity), codes,
-                                         normalized=self.laplacian == "normalized")
+        graph, components = self._graph(affinity)
+        problem = FairProblem.from_graph(graph, codes, normalized=self.laplacian == "normalized",
+                                         components=components)
         return groups, codes, affinity, problem
 
     def _solve(self, problem, fairness, rng, start=None):

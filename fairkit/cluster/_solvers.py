@@ -18,7 +18,74 @@ from scipy import linalg, sparse
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-__all__ = ["FairProblem", "fairness_penalty", "solve_admm", "solve_dense", "solve_eigsh"]
+__all__ = ["FairProblem", "connected_component_labels", "fairness_penalty", "solve_admm", "solve_dense",
+           "solve_eigsh"]
+
+
+def connected_component_labels(adjacency):
+    """Labels of the connected components of a symmetric affinity, numbered by their first node.
+
+    A sparse matrix goes to :func:`scipy.sparse.csgraph.connected_components`, which numbers
+    them the same way. A dense one is searched breadth-first a block of rows at a time
+    (``W > 0`` off the diagonal is an edge) instead: scipy would first copy it into a
+    sparse matrix of ``n^2`` entries.
+    """
+    if sparse.issparse(adjacency):
+        return connected_components(adjacency, directed=False)[1]
+    n = adjacency.shape[0]
+    labels = np.full(n, -1)
+    rows_per_block = max(1, 2**22 // n)  # 32 MB of rows at a time
+    for component in range(n):
+        unlabeled = np.flatnonzero(labels < 0)
+        if not unlabeled.size:
+            break
+        frontier = unlabeled[:1]
+        labels[frontier] = component
+        while frontier.size:
+            reached = np.zeros(n, dtype=bool)
+            for start in range(0, frontier.size, rows_per_block):
+                reached |= np.any(adjacency[frontier[start:start + rows_per_block]] > 0, axis=0)
+            frontier = np.flatnonzero(reached & (labels < 0))
+            labels[frontier] = component
+    return labels
+
+
+class _DenseLaplacian(LinearOperator):
+    """``D - W`` or ``I - D^{-1/2} W D^{-1/2}`` of a dense affinity ``W``, applied without forming it.
+
+    Products are BLAS-3 products with ``W`` itself, which is neither copied nor modified; its
+    diagonal (self-loops) is subtracted from them.
+    """
+
+    def __init__(self, adjacency, degrees, normalized):
+        super().__init__(np.float64, adjacency.shape)
+        self.adjacency, self.degrees, self.normalized = adjacency, degrees, normalized
+        self.loops = np.diag(adjacency)[:, None]
+        self.scale = 1.0 / np.sqrt(degrees) if normalized else None  # D^{-1/2}
+
+    def adjacency_product(self, Z):
+        """``W Z`` without the self-loops."""
+        return self.adjacency @ Z - self.loops * Z
+
+    def _matmat(self, Z):
+        if not self.normalized:
+            return self.degrees[:, None] * Z - self.adjacency_product(Z)
+        scale = self.scale[:, None]
+        return Z - scale * self.adjacency_product(scale * Z)
+
+    def _adjoint(self):
+        return self
+
+    def toarray(self):
+        """The Laplacian as an ``n x n`` array (a new one)."""
+        if self.normalized:
+            laplacian = -self.scale[:, None] * self.adjacency
+            laplacian *= self.scale[None, :]
+            np.fill_diagonal(laplacian, 1.0)
+        else:
+            laplacian = -self.adjacency
+            np.fill_diagonal(laplacian, self.degrees)
+        return laplacian
 
 
 @dataclass
@@ -27,20 +94,24 @@ class FairProblem:
 
     Attributes
     ----------
-    adjacency : sparse matrix of shape (n, n)
-        Symmetric affinity ``W`` without self-loops.
+    adjacency : sparse matrix or ndarray of shape (n, n)
+        Symmetric affinity ``W``: sparse without self-loops, or dense, whose diagonal
+        is ignored.
     degrees : ndarray of shape (n,)
     group_matrix : ndarray of shape (n, h - 1)
         ``F``: column ``s`` is ``1[V_s] - |V_s| / n``; the last group is left out
         because the ``h`` centred indicators sum to zero.
-    laplacian : sparse matrix of shape (n, n)
-        ``A``: ``D - W``, or ``I - D^{-1/2} W D^{-1/2}`` when normalized.
+    laplacian : sparse matrix or LinearOperator of shape (n, n)
+        ``A``: ``D - W``, or ``I - D^{-1/2} W D^{-1/2}`` when normalized; of a dense ``W``,
+        an operator applying it with products with ``W``.
     constraint : ndarray of shape (n, h - 1)
         ``Q``, orthonormal basis of ``col(C)``.
     spectral_bound : float
         An upper bound of the largest eigenvalue of ``A`` (2 when normalized,
         the largest absolute column sum ``2 max(d)`` otherwise).
     normalized : bool
+    components : ndarray of shape (n,)
+        Labels of the connected components of the graph (:func:`connected_component_labels`).
     """
 
     adjacency: sparse.spmatrix
@@ -50,28 +121,40 @@ class FairProblem:
     constraint: np.ndarray
     spectral_bound: float
     normalized: bool
+    components: np.ndarray
 
     @classmethod
-    def from_graph(cls, adjacency, group_codes, normalized=True):
-        """Build the problem from a symmetric affinity without self-loops and the group codes."""
+    def from_graph(cls, adjacency, group_codes, normalized=True, components=None):
+        """Build the problem from a symmetric affinity and the group codes.
+
+        A sparse ``adjacency`` must have no self-loops; a dense one is kept as it is, its
+        diagonal ignored. ``components``, the labels of :func:`connected_component_labels`,
+        are computed when not given.
+        """
         n = adjacency.shape[0]
+        dense = not sparse.issparse(adjacency)
         degrees = np.asarray(adjacency.sum(axis=1)).ravel()
+        if dense:
+            degrees -= np.diag(adjacency)  # without the self-loops
         n_groups = group_codes.max() + 1
         indicators = group_codes[:, None] == np.arange(n_groups - 1)[None, :]
         group_matrix = indicators - np.bincount(group_codes, minlength=n_groups)[:-1] / n
         if normalized:
             scale = 1.0 / np.sqrt(degrees)
-            laplacian = sparse.identity(n, format="csr") - (
-                sparse.diags(scale) @ adjacency @ sparse.diags(scale))
-            constraint = scale[:, None] * group_matrix
-            bound = 2.0
+            constraint, bound = scale[:, None] * group_matrix, 2.0
         else:
-            laplacian = sparse.diags(degrees) - adjacency
-            constraint = group_matrix
-            bound = 2.0 * degrees.max()
+            constraint, bound = group_matrix, 2.0 * degrees.max()
+        if dense:
+            laplacian = _DenseLaplacian(adjacency, degrees, normalized)
+        elif normalized:
+            laplacian = sparse.csr_matrix(sparse.identity(n, format="csr") - (
+                sparse.diags(scale) @ adjacency @ sparse.diags(scale)))
+        else:
+            laplacian = sparse.csr_matrix(sparse.diags(degrees) - adjacency)
         constraint = np.linalg.qr(constraint)[0] if n_groups > 1 else constraint
-        return cls(adjacency, degrees, group_matrix, sparse.csr_matrix(laplacian), constraint,
-                   bound, normalized)
+        if components is None:
+            components = connected_component_labels(adjacency)
+        return cls(adjacency, degrees, group_matrix, laplacian, constraint, bound, normalized, components)
 
     @property
     def n_samples(self):
@@ -90,9 +173,15 @@ class FairProblem:
         eigenvalue 0. A disconnected graph has many of them, and Lanczos, started from a
         single vector, finds one copy of a repeated eigenvalue only. Any
         ``max_vectors + h - 1`` components hold ``max_vectors`` of these vectors.
+
+        Both ``E`` (normalized component indicators) and ``Q`` are orthonormal, so the
+        singular values of ``E^T Q`` lie in [0, 1]: those below 1e-10 are zeros of
+        round-off, e.g. of components that hold the groups exactly in the proportions of
+        the whole, whose indicators are all fair (a threshold relative to the largest one
+        would miss them when all are).
         """
-        n = self.n_samples
-        n_components, labels = connected_components(self.adjacency, directed=False)
+        n, labels = self.n_samples, self.components
+        n_components = labels.max() + 1
         if n_components == 1:
             return np.empty((n, 0))
         keep = min(n_components, max_vectors + self.constraint.shape[1])
@@ -100,7 +189,8 @@ class FairProblem:
         weights = np.sqrt(self.degrees[rows]) if self.normalized else np.ones(rows.size)
         E = sparse.csc_matrix((weights, (rows, labels[rows])), shape=(n, keep))
         E = E @ sparse.diags(1 / np.sqrt(np.asarray(E.power(2).sum(axis=0)).ravel()))
-        combinations = linalg.null_space(np.asarray((E.T @ self.constraint).T))
+        _, singular, vh = linalg.svd(np.asarray((E.T @ self.constraint).T))
+        combinations = vh[np.sum(singular > 1e-10):].T
         return np.asarray(E @ combinations)
 
     def embedding(self, X):
@@ -183,8 +273,10 @@ def solve_dense(problem, n_components, *, penalty=np.inf):
     F, d = problem.group_matrix, problem.degrees
     n = problem.n_samples
     Z = linalg.qr(F, mode="full")[0][:, F.shape[1]:] if F.shape[1] else np.eye(n)
-    L = sparse.diags(d) - problem.adjacency
-    reduced = Z.T @ (L @ Z)
+    if sparse.issparse(problem.adjacency):
+        reduced = Z.T @ ((sparse.diags(d) - problem.adjacency) @ Z)
+    else:  # (D - W) Z with BLAS-3 products with W
+        reduced = Z.T @ (d[:, None] * Z - problem.laplacian.adjacency_product(Z))
     if problem.normalized:
         w, U = linalg.eigh((Z.T * d) @ Z)
         root_inv = (U / np.sqrt(w)) @ U.T  # (Z^T D Z)^{-1/2}
@@ -201,9 +293,9 @@ def solve_eigsh(problem, n_components, *, penalty=np.inf, start=None, tol=0.0, m
 
     The ``k`` smallest eigenpairs of the implicit operator
     ``P A P + sigma (I - P)``, ``P = I - Q Q^T``: the ``h - 1`` directions of
-    ``col(C)`` are deflated to ``sigma``, above the spectrum of ``P A P``. Only sparse
-    products with ``A`` and products with the ``n x (h-1)`` matrix ``Q``. The paper
-    takes ``sigma = ||L_n||_1``; any bound of ``lambda_max(A)`` gives the same
+    ``col(C)`` are deflated to ``sigma``, above the spectrum of ``P A P``. Only products
+    with ``A`` (sparse, or with a dense affinity) and with the ``n x (h-1)`` matrix ``Q``.
+    The paper takes ``sigma = ||L_n||_1``; any bound of ``lambda_max(A)`` gives the same
     eigenvectors, and the tighter bound (2 for the normalized Laplacian) keeps the
     spectrum narrower, which Lanczos converges on faster. On a disconnected graph the
     exact solutions of eigenvalue 0 (see :meth:`FairProblem.fair_null_vectors`) are
@@ -323,7 +415,7 @@ def solve_admm(problem, n_components, *, start=None, tol=1e-6, max_iter=1000, ra
         # X-step: DC iterations over span[X, gradient, previous step] = col(B)
         linear = alpha * Y - multiplier
         gradient = KX + linear
-        blocks, K_blocks = [X, gradient], [KX, apply_K(gradient)]  # one sparse product a step
+        blocks, K_blocks = [X, gradient], [KX, apply_K(gradient)]  # one product with A a step
         if step is not None:
             blocks.append(step)
             K_blocks.append(K_step)

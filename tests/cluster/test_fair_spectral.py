@@ -2,6 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import linalg, sparse
+from scipy.sparse.csgraph import connected_components
 from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.datasets import make_blobs
 from sklearn.metrics.pairwise import rbf_kernel
@@ -9,8 +10,16 @@ from sklearn.neighbors import kneighbors_graph
 from sklearn.utils import check_random_state
 
 import fairkit.cluster._fair_spectral as fair_spectral_module
+import fairkit.cluster._solvers as solvers_module
 from fairkit.cluster import FairSpectralClustering
-from fairkit.cluster._solvers import FairProblem, _orthonormalizer, solve_admm, solve_dense, solve_eigsh
+from fairkit.cluster._solvers import (
+    FairProblem,
+    _orthonormalizer,
+    connected_component_labels,
+    solve_admm,
+    solve_dense,
+    solve_eigsh,
+)
 from fairkit.datasets import make_fair_sbm
 from fairkit.exceptions import FairkitWarning
 from fairkit.metrics import balance
@@ -438,3 +447,142 @@ def test_admm_path_over_k_starts_from_fewer_columns():
     best = problem.objective(solve_dense(problem, 5))
     assert converged and X.shape == (300, 5)
     assert abs(problem.objective(X) - best) <= 1e-6 * best
+
+
+# The graph is validated and built once; a dense affinity stays dense (issue 26)
+
+def _disconnected_sbm():
+    """Two SBMs and a small clique: a canonical CSR matrix without self-loops, 3 connected components."""
+    A, groups, _ = make_fair_sbm(120, 3, 2, random_state=0)
+    clique = np.ones((20, 20)) - np.eye(20)
+    W = sparse.block_diag([A, A, clique]).tocsr()
+    W.eliminate_zeros()
+    return W, np.concatenate([groups, groups, np.arange(20) % 2])
+
+
+def _variants(W):
+    """W as canonical CSR, with self-loops and a stored zero, unsorted, and dense (with self-loops)."""
+    loops = (W + sparse.identity(W.shape[0])).tocsr()
+    rows = np.repeat(np.arange(W.shape[0]), np.diff(loops.indptr))
+    loops.data[(loops.indices == rows) & (rows < 5)] = 0.0  # stored zeros
+    unsorted = W.copy()
+    for row in range(W.shape[0]):
+        span = slice(W.indptr[row], W.indptr[row + 1])
+        unsorted.indices[span], unsorted.data[span] = W.indices[span][::-1], W.data[span][::-1]
+    unsorted.has_sorted_indices = False
+    return {"canonical": W, "self-loops": loops, "unsorted": unsorted, "dense": loops.toarray()}
+
+
+def _state(W):
+    return [a.copy() for a in ((W.data, W.indices, W.indptr) if sparse.issparse(W) else (W,))]
+
+
+@pytest.mark.parametrize("variant", ["canonical", "self-loops", "unsorted", "dense"])
+@pytest.mark.parametrize("solver", ["dense", "eigsh", "admm"])
+def test_fit_leaves_the_users_affinity_unchanged(variant, solver):
+    W = _variants(_disconnected_sbm()[0])[variant]
+    groups = np.arange(W.shape[0]) % 2
+    before = _state(W)
+    with pytest.warns(UserWarning, match="3 connected components"):
+        FairSpectralClustering(3, affinity="precomputed", solver=solver, random_state=0, tol=1e-3).fit(
+            W, sensitive_features=groups)
+    for old, new in zip(before, _state(W), strict=True):
+        np.testing.assert_array_equal(old, new)
+
+
+def test_a_canonical_sparse_affinity_is_used_without_a_copy_and_others_are_cleaned():
+    W, _ = _disconnected_sbm()
+    for variant, matrix in _variants(W).items():
+        if variant == "dense":
+            continue
+        graph = fair_spectral_module._without_self_loops(matrix)
+        assert np.shares_memory(graph.data, matrix.data) == (variant == "canonical"), variant
+        assert graph.diagonal().sum() == 0 and graph.data.all(), variant
+        np.testing.assert_array_equal(graph.toarray(), W.toarray())
+    graph = fair_spectral_module._without_self_loops(sparse.csr_array(W))  # a sparse array, not copied
+    assert np.shares_memory(graph.data, W.data)
+
+
+def test_connected_components_are_computed_once_per_fit(monkeypatch):
+    W, groups = _disconnected_sbm()
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return connected_components(*args, **kwargs)
+
+    for module in (solvers_module, fair_spectral_module):  # each ran it once before issue 26
+        monkeypatch.setattr(module, "connected_components", counted, raising=False)
+    with pytest.warns(UserWarning, match="3 connected components"):
+        model = FairSpectralClustering(3, affinity="precomputed", solver="eigsh", random_state=0)
+        model.fit(W, sensitive_features=groups)
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("normalized", [True, False])
+def test_eigsh_finds_the_null_vectors_of_components_that_hold_the_groups_in_proportion(normalized):
+    # each component holds the two groups half and half, as the whole graph does: all 3 of its
+    # indicators are fair, eigenvalue 0 has 3 fair eigenvectors, and the fair optimum for k = 3
+    # is 0 (at HEAD before issue 26, 2 null vectors were found and eigsh stopped at 0.52)
+    W, groups = _disconnected_sbm()
+    problem = FairProblem.from_graph(W, groups, normalized=normalized)
+    null = problem.fair_null_vectors(3)
+    assert null.shape[1] == 3
+    np.testing.assert_allclose(null.T @ null, np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(problem.laplacian @ null, 0, atol=1e-12)
+    np.testing.assert_allclose(problem.constraint.T @ null, 0, atol=1e-12)
+    X, _ = solve_eigsh(problem, 3, random_state=check_random_state(0))
+    assert problem.objective(X) == pytest.approx(problem.objective(solve_dense(problem, 3)), abs=1e-10)
+
+
+def test_dense_connected_components_are_numbered_as_scipy_numbers_them():
+    W, _ = _disconnected_sbm()
+    order = np.random.default_rng(0).permutation(W.shape[0])
+    W = W[order][:, order].toarray()
+    W[7] = W[:, 7] = 0  # an isolated node
+    W[7, 7] = 1.0  # with a self-loop, which is no edge
+    labels = connected_component_labels(W)
+    np.testing.assert_array_equal(labels, connected_components(sparse.csr_matrix(W - np.diag(np.diag(W))))[1])
+    assert labels.max() + 1 == 4
+
+
+@pytest.mark.parametrize("normalized", [True, False])
+def test_the_dense_laplacian_operator_applies_the_sparse_laplacian(normalized):
+    W, groups = _disconnected_sbm()
+    dense = _variants(W)["dense"]  # with self-loops, which the operator ignores
+    sparse_problem = FairProblem.from_graph(W, groups, normalized=normalized)
+    problem = FairProblem.from_graph(dense, groups, normalized=normalized)
+    assert problem.adjacency is dense  # neither copied nor converted
+    np.testing.assert_allclose(problem.degrees, sparse_problem.degrees, rtol=1e-14)
+    np.testing.assert_array_equal(problem.components, sparse_problem.components)
+    Z = np.random.default_rng(0).standard_normal((W.shape[0], 4))
+    expected = sparse_problem.laplacian @ Z
+    np.testing.assert_allclose(problem.laplacian @ Z, expected, atol=1e-12)
+    np.testing.assert_allclose(problem.laplacian @ Z[:, 0], expected[:, 0], atol=1e-12)
+    np.testing.assert_allclose(problem.laplacian.toarray(), sparse_problem.laplacian.toarray(), atol=1e-14)
+    np.testing.assert_array_equal(dense, _variants(W)["dense"])  # the user's array is unchanged
+
+
+@pytest.mark.parametrize("laplacian", ["normalized", "unnormalized"])
+@pytest.mark.parametrize("solver", ["dense", "eigsh", "admm"])
+def test_a_dense_affinity_gives_the_results_of_the_same_sparse_one(solver, laplacian):
+    X, blob = make_blobs(150, n_features=4, centers=3, random_state=0)
+    groups = np.where(np.random.default_rng(0).random(150) < 0.7, blob % 2, np.arange(150) % 2)
+    kernel = rbf_kernel(X, gamma=0.1)  # dense, with self-loops of 1
+    fits = [FairSpectralClustering(3, affinity="precomputed", solver=solver, laplacian=laplacian,
+                                   random_state=0, tol=1e-8, max_iter=3000).fit(
+        affinity, sensitive_features=groups) for affinity in (kernel, sparse.csr_matrix(kernel))]
+    assert fits[0].objective_ == pytest.approx(fits[1].objective_, rel=1e-8)
+    np.testing.assert_array_equal(fits[0].labels_, fits[1].labels_)
+    assert fits[0].affinity_matrix_ is kernel
+    rbf = FairSpectralClustering(3, gamma=0.1, solver=solver, laplacian=laplacian, random_state=0,
+                                 tol=1e-8, max_iter=3000).fit(X, sensitive_features=groups)
+    assert rbf.objective_ == fits[0].objective_
+    np.testing.assert_array_equal(rbf.affinity_matrix_, kernel)  # the kernel, self-loops included
+
+
+def test_a_dense_affinity_with_an_isolated_node_is_refused():
+    W = _ring_with_isolated_node().toarray()
+    W[5, 5] = 1.0  # a self-loop is no edge
+    with pytest.raises(ValueError, match=r"1 sample\(s\) have no edge \(e.g. sample 5\)"):
+        FairSpectralClustering(2, affinity="precomputed").fit(W, sensitive_features=np.arange(6) % 2)
