@@ -215,8 +215,10 @@ class _BaseFairICP(BaseEstimator):
             held_out = None if frame is None else frame.iloc[valid].reset_index(drop=True)
             net.validation_score = self._validation_score(torch_side, x_scaler.transform(X_net[valid]),
                                                           y_net[valid], y[valid], held_out)
+        density_n_samples = density_log_loss = None
         if mu > 0:
-            net.sensitive_sampler = self._sensitive_sampler(a, y_density[train], density_seed, sampler_seed)
+            net.sensitive_sampler, density_n_samples, density_log_loss = self._sensitive_sampler(
+                a, y_density[train], density_seed, sampler_seed)
             if self.adversary_weights != "rows":
                 net.term_weights = _term_weights(cell_groups[train], labels[train], n_labels,
                                                  self.adversary_weights)
@@ -234,6 +236,8 @@ class _BaseFairICP(BaseEstimator):
                          for epoch in net.history]
         self.selected_epoch_ = net.selected_epoch_
         self.validation_indices_ = valid
+        self.density_n_samples_ = density_n_samples
+        self.density_log_loss_ = density_log_loss
         return self
 
     def _hold_out(self, cells, seed, scored):
@@ -322,11 +326,12 @@ class _BaseFairICP(BaseEstimator):
             self.net_ = torch_side.load_state_arrays(net, net_state["arrays"])
 
     def _sensitive_sampler(self, a, y_density, density_seed, sampler_seed):
-        """The source of a fresh Ã each epoch: ICP under a fitted q̂(y | a)."""
-        log_likelihood = fit_log_likelihood(a, y_density, classification=self._is_classifier,
-                                            estimator=self.density_estimator,
-                                            random_state=density_seed)
-        return ICPSampler(log_likelihood, n_sweeps=self.icp_sweeps, random_state=sampler_seed)
+        """ICP under a fitted q̂(y | a), a fresh Ã each epoch; q̂'s sample count and held-out log-loss."""
+        log_likelihood, n_fitted, log_loss = fit_log_likelihood(
+            a, y_density, classification=self._is_classifier, estimator=self.density_estimator,
+            random_state=density_seed, return_quality=True)
+        sampler = ICPSampler(log_likelihood, n_sweeps=self.icp_sweeps, random_state=sampler_seed)
+        return sampler, n_fitted, log_loss
 
     def _validate_fit_data(self, X, y):
         """Validate ``X`` and ``y``; return the predictor's input (without sensitive columns) and y."""
@@ -396,6 +401,9 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
         and the one-hot columns of the others, all standardized). "auto" is
         scikit-learn's ``MLPClassifier`` with 64 hidden units fitted by L-BFGS, its L2
         penalty chosen by held-out log-loss; any classifier with ``predict_proba`` works.
+        Past 200,000 training samples it is fitted on a stratified subsample of about
+        200,000 (every class kept; "auto" chooses its penalty on 10,000 of them) and
+        measured on the others (``density_log_loss_``).
     validation_fraction : float in (0, 1), default=None
         Share of the training samples held out, the same in every (group, label) cell,
         to choose the epoch on held-out fairness. Each epoch records the held-out
@@ -442,6 +450,13 @@ class FairICPClassifier(ClassifierMixin, _BaseFairICP):
     validation_indices_ : ndarray of int or None
         Positions in the training ``X`` of the held-out samples
         (``validation_fraction``), else None.
+    density_n_samples_ : int or None
+        Training samples the density q̂(y | a) was fitted on: all of them up to 200,000,
+        about 200,000 beyond; None when no density was fitted (``mu=0`` or no sensitive
+        features).
+    density_log_loss_ : float or None
+        Mean ``-log q̂(yᵢ | aᵢ)`` over the training samples the density was not fitted on
+        (its held-out log-loss); None when it was fitted on all (or not fitted).
     net_ : skorch NeuralNet
         The trained networks (``net_.module_`` predictor, ``net_.discriminator_``).
     x_scaler_ : StandardScaler
@@ -566,7 +581,9 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
         Gaussian model of Y | A for ICP. "auto" fits ``N(μ(a), σ²(a))`` with a
         one-hidden-layer network (what the reference's one-dimensional normalizing flow
         amounts to); any regressor with ``predict(a, return_std=True)`` works
-        (``BayesianRidge``, ``GaussianProcessRegressor``).
+        (``BayesianRidge``, ``GaussianProcessRegressor``). Past 200,000 training samples
+        it is fitted on a random subsample of 200,000 and measured on the others
+        (``density_log_loss_``).
     validation_fraction : float in (0, 1), default=None
         Share of the training samples held out (the same in every sensitive group) to
         choose the epoch on held-out fairness, as in :class:`FairICPClassifier`, with
@@ -594,6 +611,12 @@ class FairICPRegressor(RegressorMixin, _BaseFairICP):
         The epoch whose weights the networks hold, as in :class:`FairICPClassifier`.
     validation_indices_ : ndarray of int or None
         Positions in the training ``X`` of the held-out samples, else None.
+    density_n_samples_ : int or None
+        Training samples the Gaussian density q̂(y | a) was fitted on, as in
+        :class:`FairICPClassifier`.
+    density_log_loss_ : float or None
+        Its mean negative log-likelihood (with ``log √(2π)``) of the standardized target
+        over the training samples it was not fitted on, as in :class:`FairICPClassifier`.
     net_ : skorch NeuralNet
         The trained networks.
     x_scaler_ : StandardScaler

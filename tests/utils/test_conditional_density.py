@@ -128,3 +128,116 @@ def test_an_unconverged_regression_density_is_used_without_warning_as_a_classifi
         warnings.simplefilter("error")
         log_lik = fit_log_likelihood(a, y, classification=False, estimator=_UnconvergedRidge())
     assert isinstance(log_lik, GaussianLogLikelihood)
+
+
+class _Recorded:
+    """Mixin of a density estimator that records the samples of its last fit (it is cloned inside)."""
+
+    fitted = {}
+
+    def fit(self, X, y):
+        _Recorded.fitted = {"X": np.array(X), "y": np.array(y)}
+        return super().fit(X, y)
+
+
+class _RecordedLogistic(_Recorded, LogisticRegression):
+    pass
+
+
+class _RecordedBayesianRidge(_Recorded, BayesianRidge):
+    pass
+
+
+@pytest.mark.parametrize("classification", [True, False])
+def test_up_to_the_size_threshold_the_density_is_fitted_on_every_sample_as_before(classification):
+    from fairkit.utils import _conditional_density
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(600, 2))
+    y = (a[:, 0] + rng.normal(size=600) > 0).astype(int) if classification else a[:, 0] + rng.normal(size=600)
+    log_lik, n_fitted, log_loss = fit_log_likelihood(a, y, classification=classification, random_state=0,
+                                                     return_quality=True)
+    assert (n_fitted, log_loss) == (600, None)
+    if classification:  # the previous code path, by hand: penalty search on all, refit on all
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model = _conditional_density._default_class_density(y, 0).fit(a, y)
+        np.testing.assert_array_equal(log_lik.log_proba, np.log(np.clip(model.predict_proba(a), 1e-12, None)))
+    else:
+        mean, std = HeteroscedasticMLP(random_state=0).fit(a, y).predict(a, return_std=True)
+        np.testing.assert_array_equal(log_lik.mean, mean)
+        np.testing.assert_array_equal(np.exp(log_lik.log_std), std)
+
+
+def test_past_the_threshold_a_stratified_subsample_covering_every_class_is_fitted(monkeypatch):
+    from fairkit.utils import _conditional_density
+
+    monkeypatch.setattr(_conditional_density, "_DENSITY_FIT_ROWS", 300)
+    rng = np.random.default_rng(0)
+    n = 1000
+    y = np.repeat([0, 1, 2, 3], [597, 300, 100, 3])  # class 3: 3 samples, fewer than the 5 kept of a class
+    rng.shuffle(y)
+    a = np.column_stack([np.arange(n) / n, rng.normal(size=n)])  # column 0 names the sample
+    log_lik, n_fitted, log_loss = fit_log_likelihood(a, y, classification=True, random_state=0,
+                                                     estimator=_RecordedLogistic(), return_quality=True)
+    fitted = _Recorded.fitted
+    rows = np.rint(fitted["X"][:, 0] * n).astype(int)
+    assert len(np.unique(rows)) == len(rows) == n_fitted
+    np.testing.assert_array_equal(fitted["X"], a[rows])
+    np.testing.assert_array_equal(fitted["y"], y[rows])
+    # each class its rounded share of 300 (179.1, 90, 30, 0.9), at least 5 or all of it
+    np.testing.assert_array_equal(np.bincount(y[rows]), [179, 90, 30, 3])
+    # it predicts for every sample, and is measured on those it did not fit
+    model = LogisticRegression().fit(a[rows], y[rows])
+    np.testing.assert_allclose(log_lik.log_proba, np.log(model.predict_proba(a)), rtol=1e-12)
+    rest = np.setdiff1d(np.arange(n), rows)
+    proba_rest = model.predict_proba(a[rest])
+    assert log_loss == pytest.approx(-np.mean(np.log(proba_rest[np.arange(len(rest)), y[rest]])), rel=1e-12)
+    # another seed, another subsample of the same composition
+    fit_log_likelihood(a, y, classification=True, random_state=1, estimator=_RecordedLogistic())
+    other = np.rint(_Recorded.fitted["X"][:, 0] * n).astype(int)
+    assert not np.array_equal(np.sort(other), np.sort(rows))
+    np.testing.assert_array_equal(np.bincount(y[other]), [179, 90, 30, 3])
+
+
+def test_past_the_threshold_the_default_classifier_density_chooses_and_fits_on_the_subsample(monkeypatch):
+    from fairkit.utils import _conditional_density
+
+    monkeypatch.setattr(_conditional_density, "_DENSITY_FIT_ROWS", 400)
+    monkeypatch.setattr(_conditional_density, "_SUBSAMPLE_PENALTY_SELECTION_ROWS", 200)
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(1000, 2))
+    y = (a[:, 0] + rng.normal(size=1000) > 0).astype(int)
+    log_lik, n_fitted, log_loss = fit_log_likelihood(a, y, classification=True, random_state=0,
+                                                     return_quality=True)
+    rows = _conditional_density._density_rows(y, True, 0)
+    assert n_fitted == len(rows) == 400
+    search = _conditional_density._default_class_density(y[rows], 0, 200)
+    (fit_rows, held_out), = search.cv  # the penalty is chosen on 200 of the 400
+    assert len(fit_rows) + len(held_out) == 200
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = search.fit(a[rows], y[rows])
+    proba = np.clip(model.predict_proba(a), 1e-12, None)
+    np.testing.assert_array_equal(log_lik.log_proba, np.log(proba))
+    rest = np.setdiff1d(np.arange(1000), rows)
+    assert log_loss == pytest.approx(-np.mean(np.log(proba[rest, y[rest]])), rel=1e-12)
+
+
+def test_past_the_threshold_a_regression_density_is_fitted_on_a_random_subsample(monkeypatch):
+    from scipy.stats import norm
+
+    from fairkit.utils import _conditional_density
+
+    monkeypatch.setattr(_conditional_density, "_DENSITY_FIT_ROWS", 300)
+    rng = np.random.default_rng(0)
+    a = np.column_stack([np.arange(1000, dtype=float), rng.normal(size=1000)])
+    y = a[:, 1] + rng.normal(size=1000)
+    log_lik, n_fitted, log_loss = fit_log_likelihood(a, y, classification=False, random_state=0,
+                                                     estimator=_RecordedBayesianRidge(), return_quality=True)
+    rows = _Recorded.fitted["X"][:, 0].astype(int)
+    assert len(np.unique(rows)) == len(rows) == n_fitted == 300
+    mean, std = BayesianRidge().fit(a[rows], y[rows]).predict(a, return_std=True)
+    np.testing.assert_allclose(log_lik.mean, mean, rtol=1e-10)
+    rest = np.setdiff1d(np.arange(1000), rows)
+    assert log_loss == pytest.approx(-np.mean(norm.logpdf(y[rest], mean[rest], std[rest])), rel=1e-9)
