@@ -1,0 +1,112 @@
+"""Close to the limit at scale: each estimator's fit against its unavoidable core work, in the same run.
+
+Issue 26. Per estimator and size: the fit's time, the time of its *limit* (the core work no
+implementation can skip, measured in the same process on the same data), their ratio, and the fit's
+peak traced memory (NumPy and Python allocations, ``tracemalloc``). Times are CPU seconds
+(``time.process_time``) of one single-threaded process, so a loaded machine disturbs them less than
+wall time; a ratio near 1 means the fit does little beyond its limit.
+
+* ``ranker``: ``SelectiveRanker(tau=0.1).fit`` on full rankings of 100 items by 10^4–10^6 judges
+  (random permutations). Limit: the bare pairwise count, ``np.less`` on int16 ranks and a uint8
+  reduction per block of 255 judges — what counting must do at least. ``counting`` times
+  ``profile_counts`` alone (the recoding and the missing-value bookkeeping on top of the limit).
+* ``scheduler``: ``MMSScheduler(groups).fit`` on unrelated-machine instances
+  (``make_scheduling_instance``) of 1,000–5,000 jobs. Limit: one solve of the combined assignment LP
+  the fit rounds (fairkit's HiGHS method: interior point with crossover from 100,000 edges, dual
+  simplex below); ``lp_simplex`` / ``lp_interior`` time that LP with each method, and ``lambda`` is
+  the LP's optimum (the same with both).
+
+    python -m benchmarks run scale [--quick]
+"""
+
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import fairkit.scheduling._lp as lp
+from benchmarks._common import main, peak_traced_memory
+from fairkit.datasets import make_scheduling_instance
+from fairkit.ranking import SelectiveRanker
+from fairkit.scheduling import MMSScheduler, maximin_shares
+from fairkit.utils._preferences import profile_counts
+
+N_ITEMS = 100
+
+
+def cpu_seconds(fn):
+    """CPU seconds of one call of ``fn`` and its result."""
+    start = time.process_time()
+    result = fn()
+    return time.process_time() - start, result
+
+
+def bare_counts(ranks):
+    """The limit of counting: int16 comparisons and a uint8 reduction per block of 255 judges."""
+    wins = np.zeros((N_ITEMS, N_ITEMS), dtype=np.int64)
+    block = np.empty((255, N_ITEMS, N_ITEMS), dtype=bool)
+    for start in range(0, len(ranks), 255):
+        rows = ranks[start:start + 255]
+        prefers = block[:len(rows)]
+        np.less(rows[:, :, None], rows[:, None, :], out=prefers)
+        wins += np.add.reduce(prefers.view(np.uint8), axis=0, dtype=np.uint8)
+    return wins
+
+
+def ranker_row(n_judges):
+    rng = np.random.default_rng(0)
+    ranks = rng.permuted(np.tile(np.arange(1, N_ITEMS + 1, dtype=np.int16), (n_judges, 1)), axis=1)
+    X = ranks.astype(float)
+    limit, wins = cpu_seconds(lambda: bare_counts(ranks))
+    counting, counts = cpu_seconds(lambda: profile_counts(X))
+    fit, ranker = cpu_seconds(lambda: SelectiveRanker(tau=0.1).fit(X))
+    peak, _ = peak_traced_memory(lambda: SelectiveRanker(tau=0.1).fit(X))
+    assert np.array_equal(counts.wins, wins)
+    return {"n_judges": n_judges, "n_items": N_ITEMS, "fit_s": fit, "counting_s": counting, "limit_s": limit,
+            "ratio": fit / limit, "counting_over_limit": counting / limit, "peak_mb": peak / 2**20,
+            "input_mb": X.nbytes / 2**20, "n_tiers": len(ranker.tiers_)}
+
+
+def scheduler_row(n_jobs, n_machines, n_groups):
+    group = np.repeat(np.arange(n_groups), n_machines // n_groups)
+    P = make_scheduling_instance(n_jobs, group, kind="unrelated", random_state=0)
+    fit, scheduler = cpu_seconds(lambda: MMSScheduler(group).fit(P))
+    thresholds = maximin_shares(P, group)[group]
+    job, machine = np.nonzero(thresholds >= P)
+    weight = P[job, machine] / thresholds[machine]
+
+    def solve(method_from_edges):
+        saved, lp.IPM_FROM_EDGES = lp.IPM_FROM_EDGES, method_from_edges
+        try:
+            return lp._min_max_load(job, machine, weight, n_jobs, n_machines, vertex=True)[0]
+        finally:
+            lp.IPM_FROM_EDGES = saved
+
+    limit, lam = cpu_seconds(lambda: solve(lp.IPM_FROM_EDGES))
+    simplex, lam_simplex = cpu_seconds(lambda: solve(np.inf))
+    interior, lam_interior = cpu_seconds(lambda: solve(0))
+    peak, _ = peak_traced_memory(lambda: MMSScheduler(group).fit(P))
+    return {"n_jobs": n_jobs, "n_machines": n_machines, "n_groups": n_groups, "n_edges": int(job.size),
+            "fit_s": fit, "limit_s": limit, "ratio": fit / limit, "lp_simplex_s": simplex,
+            "lp_interior_s": interior, "lambda": lam, "lambda_gap": abs(lam_simplex - lam_interior),
+            "guarantee": scheduler.guarantee_, "peak_mb": peak / 2**20}
+
+
+def run(quick=False):
+    judges = [10_000, 30_000] if quick else [10_000, 100_000, 1_000_000]
+    instances = [(500, 20, 4), (1000, 50, 10)]
+    if not quick:
+        instances = [(1000, 50, 10), (2000, 100, 10), (5000, 200, 20)]
+    records = {"ranker": [], "scheduler": []}
+    with threadpool_limits(1):
+        for n_judges in judges:
+            records["ranker"].append(ranker_row(n_judges))
+            print("ranker", records["ranker"][-1], flush=True)
+        for instance in instances:
+            records["scheduler"].append(scheduler_row(*instance))
+            print("scheduler", records["scheduler"][-1], flush=True)
+    return records
+
+
+if __name__ == "__main__":
+    main("scale", run)
