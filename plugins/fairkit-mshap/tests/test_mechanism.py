@@ -204,3 +204,10 @@ def test_bad_profiles_and_accuracy_functions_are_refused(mechanism):
         mechanism(PowerLawAccuracy(), shapley="sampling")
     with pytest.raises(ValueError, match="accuracy_fn must map profiles of shape"):
         mechanism(lambda S: np.ones((len(S), 2))).accuracies([1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("mechanism", [NoPaymentMechanism, ShapleyPaymentMechanism])
+@pytest.mark.parametrize("agent", [3, -1, 1.0, True])
+def test_agent_utilities_refuse_an_agent_that_is_not_one(mechanism, agent):
+    with pytest.raises(ValueError, match="agent must be an int from 0 to 2"):
+        mechanism(PowerLawAccuracy()).agent_utilities(agent, [1.0], [1.0, 2.0, 3.0], [0.01] * 3)

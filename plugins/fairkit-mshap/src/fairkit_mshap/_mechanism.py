@@ -1,5 +1,7 @@
 """Payment mechanisms for agents who train a model together: M^Shap and no payments (M0)."""
 
+from numbers import Integral
+
 import numpy as np
 
 from fairkit.utils import local_random_state
@@ -30,6 +32,11 @@ def check_costs(costs, n_agents):
         raise ValueError(f"costs must be {n_agents} finite rates >= 0 (linear costs γ_i s_i), or a callable "
                          f"from profiles (m, n_agents) to costs (m, n_agents); got {costs!r}.")
     return lambda S: S * rates
+
+
+def _check_agent(agent, n_agents):
+    if not isinstance(agent, Integral) or isinstance(agent, bool) or not 0 <= agent < n_agents:
+        raise ValueError(f"agent must be an int from 0 to {n_agents - 1}; got {agent!r}.")
 
 
 def _agent_weights(n_agents, agent, method, n_permutations, seed):
@@ -164,6 +171,7 @@ class NoPaymentMechanism:
         Vectorised over the options: what a best response searches.
         """
         S = self._profiles(s)
+        _check_agent(agent, S.shape[1])
         options = np.asarray(options, dtype=float).reshape(-1)
         profiles = np.repeat(S, len(options), axis=0)
         profiles[:, agent] = options
@@ -203,6 +211,7 @@ class ShapleyPaymentMechanism(NoPaymentMechanism):
 
     def agent_utilities(self, agent, options, s, costs):
         S = self._profiles(s)
+        _check_agent(agent, S.shape[1])
         s = S[0]
         n = len(s)
         options = np.asarray(options, dtype=float).reshape(-1)
@@ -210,8 +219,7 @@ class ShapleyPaymentMechanism(NoPaymentMechanism):
         masks, weights = _agent_weights(n, agent, method, check_permutations(self.n_permutations, n)
                                         if method == "permutation" else None, self._seed)
         base = self._total_gain(masks * s) @ weights
-        joined = masks * s
-        joined[:, agent] = 1.0  # placeholder for the agent's option
+        joined = masks * s  # the agent's column is set to each option below
         shares = np.empty(len(options))
         step = max(1, _ROWS_PER_BATCH // len(masks))
         for start in range(0, len(options), step):
