@@ -15,6 +15,13 @@ wall time; a ratio near 1 means the fit does little beyond its limit.
   the fit rounds (fairkit's HiGHS method: interior point with crossover from 100,000 edges, dual
   simplex below); ``lp_simplex`` / ``lp_interior`` time that LP with each method, and ``lambda`` is
   the LP's optimum (the same with both).
+* ``spectral_dense``: ``FairSpectralClustering(50, affinity="precomputed")`` on a dense rbf affinity
+  (50 blobs, 5 groups) of 2,000–10,000 samples, which stays dense. Limit: the unconstrained
+  embedding, ``eigsh`` for the 50 smallest eigenpairs of the normalized Laplacian given as a dense
+  array (the affinity's own size). ``peak_mb`` is the fit's traced peak, against ``affinity_mb``.
+* ``fairicp``: ``FairICPClassifier(mu=0.9)`` against plain training (``mu=0``), 2 epochs, batch 512,
+  on ``bench_fairicp``'s synthetic data (10 features, two categorical and one continuous sensitive
+  attribute) of 2·10^4–2·10^5 rows: the fits' CPU ratio, and the density's share of the fair fit.
 
     python -m benchmarks run scale [--quick]
 """
@@ -22,10 +29,16 @@ wall time; a ratio near 1 means the fit does little beyond its limit.
 import time
 
 import numpy as np
+from scipy.sparse.linalg import eigsh
+from sklearn.datasets import make_blobs
+from sklearn.metrics.pairwise import rbf_kernel
 from threadpoolctl import threadpool_limits
 
 import fairkit.scheduling._lp as lp
 from benchmarks._common import main, peak_traced_memory
+from benchmarks.bench_fairicp import _synthetic
+from fairkit.adversarial import FairICPClassifier
+from fairkit.cluster import FairSpectralClustering
 from fairkit.datasets import make_scheduling_instance
 from fairkit.ranking import SelectiveRanker
 from fairkit.scheduling import MMSScheduler, maximin_shares
@@ -92,12 +105,51 @@ def scheduler_row(n_jobs, n_machines, n_groups):
             "guarantee": scheduler.guarantee_, "peak_mb": peak / 2**20}
 
 
+def spectral_dense_row(n, k=50, h=5):
+    rng = np.random.default_rng(0)
+    X, blob = make_blobs(n, n_features=10, centers=k, cluster_std=2.0, random_state=0)
+    groups = np.where(rng.random(n) < 0.7, blob % h, rng.integers(0, h, n))
+    W = rbf_kernel(X, gamma=1 / 80)
+
+    def limit():  # I - D^-1/2 W D^-1/2 without the self-loops of the kernel's diagonal
+        scale = 1.0 / np.sqrt(W.sum(axis=1) - np.diag(W))
+        laplacian = -scale[:, None] * W * scale[None, :]
+        np.fill_diagonal(laplacian, 1.0)
+        return eigsh(laplacian, k, which="SA", tol=1e-6, v0=np.random.default_rng(0).uniform(-1, 1, n))
+
+    limit_s, _ = cpu_seconds(limit)
+    model = FairSpectralClustering(k, affinity="precomputed", tol=1e-6, random_state=0)
+    timed = {}
+
+    def fit():
+        timed["fit_s"] = cpu_seconds(lambda: model.fit(W, sensitive_features=groups))[0]
+
+    peak, _ = peak_traced_memory(fit)
+    return {"n_samples": n, "n_clusters": k, "n_groups": h, "solver": model.solver_, "fit_s": timed["fit_s"],
+            "limit_s": limit_s, "ratio": timed["fit_s"] / limit_s, "peak_mb": peak / 2**20,
+            "affinity_mb": W.nbytes / 2**20}
+
+
+def fairicp_row(n):
+    X, y, sensitive = _synthetic(n)
+    fits = {}
+    for mu in (0.0, 0.9):
+        model = FairICPClassifier(mu=mu, max_epochs=2, batch_size=512, random_state=0)
+        fits[mu] = cpu_seconds(lambda model=model: model.fit(X, y, sensitive_features=sensitive))
+    fair = fits[0.9][1]
+    return {"n_samples": n, "fit_plain_s": fits[0.0][0], "fit_s": fits[0.9][0],
+            "ratio": fits[0.9][0] / fits[0.0][0], "density_n_samples": fair.density_n_samples_,
+            "density_log_loss": fair.density_log_loss_}
+
+
 def run(quick=False):
     judges = [10_000, 30_000] if quick else [10_000, 100_000, 1_000_000]
     instances = [(500, 20, 4), (1000, 50, 10)]
     if not quick:
         instances = [(1000, 50, 10), (2000, 100, 10), (5000, 200, 20)]
-    records = {"ranker": [], "scheduler": []}
+    dense_sizes = [1000] if quick else [2000, 5000, 10_000]
+    icp_sizes = [5000] if quick else [20_000, 100_000, 200_000]
+    records = {"ranker": [], "scheduler": [], "spectral_dense": [], "fairicp": []}
     with threadpool_limits(1):
         for n_judges in judges:
             records["ranker"].append(ranker_row(n_judges))
@@ -105,6 +157,14 @@ def run(quick=False):
         for instance in instances:
             records["scheduler"].append(scheduler_row(*instance))
             print("scheduler", records["scheduler"][-1], flush=True)
+        for n in dense_sizes:
+            records["spectral_dense"].append(spectral_dense_row(n))
+            print("spectral_dense", records["spectral_dense"][-1], flush=True)
+    X, y, sensitive = _synthetic(300)  # a first fit imports what torch and skorch import lazily
+    FairICPClassifier(mu=0.5, max_epochs=1).fit(X, y, sensitive_features=sensitive)
+    for n in icp_sizes:  # torch's own threads, as in bench_fairicp
+        records["fairicp"].append(fairicp_row(n))
+        print("fairicp", records["fairicp"][-1], flush=True)
     return records
 
 
