@@ -33,18 +33,42 @@ def check_affinity(affinity, *, input_name="affinity"):
     ------
     ValueError
         If ``affinity`` is not square, holds NaN, infinite or negative weights, or
-        differs from its transpose by more than 1e-10.
+        differs from its transpose: by 1e-10 or more in an entry of a sparse matrix, by
+        more than 1e-10 plus 1e-5 times the entry in a dense one (scikit-learn's
+        ``check_symmetric``).
     """
     W = check_array(affinity, accept_sparse="csr", dtype=np.float64, input_name=input_name)
     if W.shape[0] != W.shape[1]:
         raise ValueError(f"{input_name} must be a square matrix, got shape {W.shape}.")
     check_non_negative(W, f"{input_name} (affinities must be >= 0)")
-    try:
-        check_symmetric(W, raise_exception=True, raise_warning=False)
-    except ValueError:
+    if not _is_symmetric(W):
         raise ValueError(f"{input_name} must be symmetric (W[i, j] == W[j, i], an undirected graph); "
-                         f"symmetrize it first, e.g. ({input_name} + {input_name}.T) / 2.") from None
+                         f"symmetrize it first, e.g. ({input_name} + {input_name}.T) / 2.")
     return W
+
+
+def _is_symmetric(W, atol=1e-10, rtol=1e-5, tile=1024):
+    """scikit-learn's ``check_symmetric`` test; a dense matrix is compared tile by tile.
+
+    For a dense matrix ``check_symmetric`` tests ``np.allclose(W, W.T, atol=1e-10)``, whose
+    temporaries take about twice the matrix. Here each pair of mirrored tiles is compared
+    once, in both directions of ``allclose``'s asymmetric test: the same answer in a
+    tile's memory.
+    """
+    if not isinstance(W, np.ndarray):
+        try:
+            check_symmetric(W, tol=atol, raise_exception=True, raise_warning=False)
+        except ValueError:
+            return False
+        return True
+    starts = range(0, W.shape[0], tile)
+    for i in starts:
+        for j in starts[i // tile:]:
+            upper, lower = W[i:i + tile, j:j + tile], W[j:j + tile, i:i + tile].T
+            bound = atol + rtol * np.minimum(np.abs(upper), np.abs(lower))
+            if not np.all(np.abs(upper - lower) <= bound):
+                return False
+    return True
 
 
 def _cluster_codes(labels):

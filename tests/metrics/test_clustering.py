@@ -3,8 +3,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
+from sklearn.utils import check_symmetric
 
 from fairkit.metrics import balance, normalized_cut, ratio_cut
+from fairkit.metrics._clustering import _is_symmetric
 
 
 def test_balance_by_hand():
@@ -96,3 +98,36 @@ def test_cuts_reject_bad_input():
         ratio_cut(np.ones((3, 2)), [0, 1, 0])
     with pytest.raises(ValueError, match="labels has 2"):
         normalized_cut(np.ones((3, 3)), [0, 1])
+
+
+# --- the symmetry check of a dense affinity, tile by tile (issue 26) -------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 23), tile=st.integers(1, 8), seed=st.integers(0, 2**16),
+       scale=st.sampled_from([0.0, 1e-11, 1e-10, 5e-6, 1e-5, 1e-3]), n_changed=st.integers(0, 3))
+def test_dense_symmetry_check_answers_as_scikit_learns(n, tile, seed, scale, n_changed):
+    # The oracle is scikit-learn's whole-matrix check_symmetric (np.allclose(W, W.T, atol=1e-10)).
+    # Perturbations around both tolerances, in any tile, including the ragged last one.
+    rng = np.random.default_rng(seed)
+    W = rng.uniform(0, rng.choice([1e-9, 1.0, 1e4]), (n, n))
+    W = (W + W.T) / 2
+    rows, cols = rng.integers(0, n, n_changed), rng.integers(0, n, n_changed)
+    W[rows, cols] += scale * W[rows, cols] + rng.choice([0, scale], n_changed)
+    try:
+        check_symmetric(W, raise_exception=True, raise_warning=False)
+        expected = True
+    except ValueError:
+        expected = False
+    assert _is_symmetric(W, tile=tile) is expected
+
+
+@pytest.mark.parametrize("entry", [(0, 5), (5, 0), (2, 3)])
+@pytest.mark.parametrize("relative, symmetric", [(1e-5 * (1 - 1e-6), True), (1e-5 * (1 + 1e-6), False)])
+def test_dense_symmetry_check_tests_allclose_in_both_directions(entry, relative, symmetric):
+    # One entry raised by just under / just over 1e-5 of its weight: np.allclose(W, W.T) holds
+    # only if the difference is within 1e-5 of the *smaller* of the two weights, whichever
+    # tile (upper, lower or diagonal) holds it.
+    W = np.full((6, 6), 1e4)
+    W[entry] *= 1 + relative
+    assert _is_symmetric(W, tile=2) is symmetric
+    assert np.allclose(W, W.T, atol=1e-10) is symmetric
