@@ -39,23 +39,25 @@ def share_bounds(P, group, n_groups, *, exact, solver="highs", time_limit=None):
     A group of identical machines gets the bounds of
     :func:`~fairkit.scheduling._identical.share_bounds` (LPT above); its fractional
     share is ``max(longest job, average load)``. Another group gets the fractional
-    maximin share (:func:`~fairkit.scheduling._lp.fractional_mms`) below and, only
+    maximin share (:func:`~fairkit.scheduling._lp.fractional_mms`, the groups' LPs solved
+    together by :func:`~fairkit.scheduling._lp.fractional_shares`) below and, only
     with ``exact``, the LST schedule on its ``N`` copies above. With ``exact``, a
     MILP closes the gap (within ``time_limit`` per group).
     """
     fractional, lower, upper = np.empty(n_groups), np.empty(n_groups), np.full(n_groups, np.inf)
-    for g in range(n_groups):
-        P_group = P[:, group == g]
+    P_groups = [P[:, group == g] for g in range(n_groups)]
+    identical = [bool((P_group == P_group[:, :1]).all()) for P_group in P_groups]
+    unrelated = [g for g in range(n_groups) if not identical[g]]
+    fractional[unrelated] = lower[unrelated] = _lp.fractional_shares([P_groups[g] for g in unrelated],
+                                                                     n_groups)
+    for g, P_group in enumerate(P_groups):
         n_bins = n_groups * P_group.shape[1]
-        identical = bool((P_group == P_group[:, :1]).all())
-        if identical:
+        if identical[g]:
             sizes = P_group[:, 0]
             fractional[g] = max(sizes.max(), sizes.sum() / n_bins)
             lower[g], upper[g], initial = _identical.share_bounds(sizes, n_bins)
-        else:
-            fractional[g] = lower[g] = _lp.fractional_mms(P_group, n_groups)
-            if exact:
-                initial = _lp.lst_schedule(np.tile(P_group, n_groups))
+        elif exact:
+            initial = _lp.lst_schedule(np.tile(P_group, n_groups))
         if exact:
             solution = _milp.exact_mms(P_group, n_groups, lower=lower[g], initial=initial,
                                        solver=solver, time_limit=time_limit)

@@ -175,3 +175,38 @@ def test_an_interior_point_solution_that_is_not_a_vertex_is_solved_again_by_simp
     assignment, lam = lp_rounding(P, np.full(2, 1.0))
     assert methods == ["highs-ipm", "highs-ds"]
     assert lam == pytest.approx(1.5) and sorted(np.bincount(assignment, minlength=2)) == [1, 2]
+
+
+# --- the groups' binary searches in lock-step, their LPs solved as blocks of one (issue 26) ---
+
+@settings(max_examples=30, deadline=None)
+@given(Ps=st.lists(instances(max_jobs=7, max_machines=3), min_size=1, max_size=5),
+       n_copies=st.integers(1, 3), batch_edges=st.sampled_from([1, 8, 20, 20_000]))
+def test_fractional_shares_are_each_matrixs_fractional_mms(Ps, n_copies, batch_edges):
+    # Lock-step searches of different lengths, batches from one LP each (batch_edges=1) to all at once;
+    # each bound is the one its matrix gets alone and the smallest feasible threshold.
+    alone = np.array([fractional_mms(P, n_copies) for P in Ps])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lp_module, "BATCH_EDGES", batch_edges)
+        together = lp_module.fractional_shares(Ps, n_copies)
+    np.testing.assert_allclose(together, alone, rtol=1e-12, atol=1e-12)
+    for P, bound in zip(Ps, together, strict=True):
+        assert lp_feasible(P, n_copies, bound * (1 + 1e-7) + 1e-9)
+
+
+def test_fractional_shares_solve_small_lps_together(monkeypatch):
+    # ten groups of 40 jobs: the searches' LPs are solved a step at a time, one LP per step,
+    # not one per group and step; the bounds are those of the separate searches
+    group = np.repeat(np.arange(10), 5)
+    P = make_scheduling_instance(40, group, kind="unrelated", random_state=0)
+    Ps = [P[:, group == g] for g in range(10)]
+    calls = []
+    solve = lp_module._min_max_load
+    monkeypatch.setattr(lp_module, "_min_max_load",
+                        lambda *args, **kwargs: calls.append(1) or solve(*args, **kwargs))
+    alone = np.array([fractional_mms(P_group, 10) for P_group in Ps])
+    n_alone = len(calls)
+    calls.clear()
+    together = lp_module.fractional_shares(Ps, 10)
+    np.testing.assert_allclose(together, alone, rtol=1e-12)
+    assert n_alone >= 30 and len(calls) <= n_alone / 5
