@@ -11,7 +11,7 @@ wall time; a ratio near 1 means the fit does little beyond its limit.
   reduction per block of 255 judges — what counting must do at least. ``counting`` times
   ``profile_counts`` alone (the recoding and the missing-value bookkeeping on top of the limit).
 * ``scheduler``: ``MMSScheduler(groups).fit`` on unrelated-machine instances
-  (``make_scheduling_instance``) of 1,000–5,000 jobs. Limit: one solve of the combined assignment LP
+  (``make_scheduling_instance``) of 100–5,000 jobs. Limit: one solve of the combined assignment LP
   the fit rounds (fairkit's HiGHS method: interior point with crossover from 100,000 edges, dual
   simplex below); ``lp_simplex`` / ``lp_interior`` time that LP with each method, and ``lambda`` is
   the LP's optimum (the same with both).
@@ -19,23 +19,33 @@ wall time; a ratio near 1 means the fit does little beyond its limit.
   (50 blobs, 5 groups) of 2,000–10,000 samples, which stays dense. Limit: the unconstrained
   embedding, ``eigsh`` for the 50 smallest eigenpairs of the normalized Laplacian given as a dense
   array (the affinity's own size). ``peak_mb`` is the fit's traced peak, against ``affinity_mb``.
-* ``fairicp``: ``FairICPClassifier(mu=0.9)`` against plain training (``mu=0``), 2 epochs, batch 512,
-  on ``bench_fairicp``'s synthetic data (10 features, two categorical and one continuous sensitive
-  attribute) of 2·10^4–2·10^5 rows: the fits' CPU ratio, and the density's share of the fair fit.
+* ``fairicp``: ``FairICPClassifier(mu=0.9)`` against plain training (``mu=0``), batch 512, on
+  ``bench_fairicp``'s synthetic data (10 features, two categorical and one continuous sensitive
+  attribute) of 2·10^4–10^6 rows, one torch thread. An epoch's CPU is the mean of epochs 2 and 3 of
+  a fit, each from the end of the one before (the ICP draw included); ``fixed_s`` is what the first
+  epoch costs beyond them (set-up, density, burn-in). Limit: the paper's tensor work of an epoch
+  without skorch (one discriminator pass, one predictor pass against the frozen discriminator;
+  ``bare_adversarial_epoch``) on copies of the fitted networks; ``limit_ratio_to_plain`` is what
+  the method itself costs over plain training. These rows run first, by growing size, and
+  ``max_rss_gb`` is the process's peak RSS after each, torch's tensors included.
 
     python -m benchmarks run scale [--quick]
 """
 
+import copy
 import time
 
 import numpy as np
+import torch
 from scipy.sparse.linalg import eigsh
 from sklearn.datasets import make_blobs
 from sklearn.metrics.pairwise import rbf_kernel
+from skorch.callbacks import Callback
 from threadpoolctl import threadpool_limits
+from torch.nn import functional as F
 
 import fairkit.scheduling._lp as lp
-from benchmarks._common import main, peak_traced_memory
+from benchmarks._common import main, max_rss, peak_traced_memory
 from benchmarks.bench_fairicp import _synthetic
 from fairkit.adversarial import FairICPClassifier
 from fairkit.cluster import FairSpectralClustering
@@ -130,26 +140,107 @@ def spectral_dense_row(n, k=50, h=5):
             "affinity_mb": W.nbytes / 2**20}
 
 
-def fairicp_row(n):
+def bare_adversarial_epoch(net, n, mu=0.9, batch_size=512):
+    """The limit of a FairICP epoch: the paper's tensor work, without skorch, on copies of ``net``'s modules.
+
+    One discriminator pass (f frozen: D's Adam step on (ŷ, Ã, y) = 1 against (ŷ, A, y) = 0) and one
+    predictor pass (f's Adam step on (1 - mu) task loss + mu D's flipped loss), as ``AdversarialNet``
+    runs them, over random data of the fit's shapes. Returns CPU seconds of one plain pass (f alone)
+    and of one fair epoch, each the faster of two runs after a warm-up.
+    """
+    f, discriminator = copy.deepcopy(net.module_), copy.deepcopy(net.discriminator_)
+    f_optimizer = torch.optim.Adam(f.parameters(), lr=1e-3)
+    d_optimizer = torch.optim.Adam(discriminator.parameters(), lr=1e-4)
+    generator = torch.Generator().manual_seed(0)
+    n_features, n_classes = next(f.parameters()).shape[1], 2
+    x = torch.randn(n, n_features, generator=generator)
+    a = torch.randn(n, next(discriminator.parameters()).shape[1] - 2 * n_classes, generator=generator)
+    y = torch.randint(0, n_classes, (n,), generator=generator)
+
+    def adversary_loss(y_pred, rows, a_tilde, flip):
+        y_onehot = F.one_hot(y[rows], n_classes).to(y_pred.dtype)
+        logits = discriminator(torch.cat([torch.cat([y_pred, a_tilde[rows], y_onehot], 1),
+                                          torch.cat([y_pred, a[rows], y_onehot], 1)])).squeeze(1)
+        labels = torch.cat([torch.ones(len(rows)), torch.zeros(len(rows))])
+        return F.binary_cross_entropy_with_logits(logits, 1 - labels if flip else labels)
+
+    def step(optimizer, loss):
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+    def plain_pass():
+        for rows in torch.randperm(n, generator=generator).split(batch_size):
+            step(f_optimizer, F.cross_entropy(f(x[rows]), y[rows]))
+
+    def fair_epoch():
+        a_tilde = a[torch.randperm(n, generator=generator)]
+        for rows in torch.randperm(n, generator=generator).split(batch_size):
+            with torch.no_grad():
+                y_pred = f(x[rows])
+            step(d_optimizer, adversary_loss(y_pred, rows, a_tilde, flip=False))
+        discriminator.requires_grad_(False)
+        for rows in torch.randperm(n, generator=generator).split(batch_size):
+            y_pred = f(x[rows])
+            step(f_optimizer, (1 - mu) * F.cross_entropy(y_pred, y[rows])
+                 + mu * adversary_loss(y_pred, rows, a_tilde, flip=True))
+        discriminator.requires_grad_(True)
+
+    seconds = []
+    for run in (plain_pass, fair_epoch):
+        run()  # warm-up
+        seconds.append(min(cpu_seconds(run)[0] for _ in range(2)))
+    return seconds
+
+
+class _EpochClock(Callback):
+    """Process CPU time at the end of each epoch (after the net's own end-of-epoch work)."""
+
+    def on_train_begin(self, net, **kwargs):
+        self.ends_ = []
+
+    def on_epoch_end(self, net, **kwargs):
+        self.ends_.append(time.process_time())
+
+
+def fairicp_row(n, mu=0.9, n_epochs=3):
+    """Per-epoch CPU of FairICPClassifier at ``mu`` and at 0: epochs 2 to ``n_epochs``, ICP draws included."""
     X, y, sensitive = _synthetic(n)
-    fits = {}
-    for mu in (0.0, 0.9):
-        model = FairICPClassifier(mu=mu, max_epochs=2, batch_size=512, random_state=0)
-        fits[mu] = cpu_seconds(lambda model=model: model.fit(X, y, sensitive_features=sensitive))
-    fair = fits[0.9][1]
-    return {"n_samples": n, "fit_plain_s": fits[0.0][0], "fit_s": fits[0.9][0],
-            "ratio": fits[0.9][0] / fits[0.0][0], "density_n_samples": fair.density_n_samples_,
-            "density_log_loss": fair.density_log_loss_}
+    epochs, fits = {}, {}
+    for mu_ in (0.0, mu):
+        clock = _EpochClock()
+        model = FairICPClassifier(mu=mu_, max_epochs=n_epochs, batch_size=512, random_state=0,
+                                  net_params={"callbacks": [("epoch_clock", clock)]})
+        start = time.process_time()
+        model.fit(X, y, sensitive_features=sensitive)
+        fits[mu_] = model
+        epochs[mu_] = (clock.ends_[-1] - clock.ends_[0]) / (n_epochs - 1)
+        fixed = clock.ends_[0] - start - epochs[mu_]  # set-up, density, burn-in: the first epoch's extra
+    limit_plain, limit = bare_adversarial_epoch(fits[mu].net_, n, mu)
+    return {"n_samples": n, "epoch_plain_s": epochs[0.0], "epoch_s": epochs[mu],
+            "ratio_to_plain": epochs[mu] / epochs[0.0], "limit_plain_s": limit_plain, "limit_s": limit,
+            "ratio": epochs[mu] / limit, "limit_ratio_to_plain": limit / limit_plain, "fixed_s": fixed,
+            "density_n_samples": fits[mu].density_n_samples_, "density_log_loss": fits[mu].density_log_loss_}
 
 
 def run(quick=False):
     judges = [10_000, 30_000] if quick else [10_000, 100_000, 1_000_000]
     instances = [(500, 20, 4), (1000, 50, 10)]
     if not quick:
-        instances = [(1000, 50, 10), (2000, 100, 10), (5000, 200, 20)]
+        instances = [(100, 50, 10), (200, 50, 10), (1000, 50, 10), (2000, 100, 10), (5000, 200, 20)]
     dense_sizes = [1000] if quick else [2000, 5000, 10_000]
-    icp_sizes = [5000] if quick else [20_000, 100_000, 200_000]
+    icp_sizes = [5000] if quick else [20_000, 200_000, 1_000_000]
     records = {"ranker": [], "scheduler": [], "spectral_dense": [], "fairicp": []}
+    X, y, sensitive = _synthetic(300)  # a first fit imports what torch and skorch import lazily
+    FairICPClassifier(mu=0.5, max_epochs=1).fit(X, y, sensitive_features=sensitive)
+    torch_threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:  # first, and by growing size, so that the process's peak RSS after a row is its largest fit's
+        for n in icp_sizes:
+            records["fairicp"].append({**fairicp_row(n), "max_rss_gb": max_rss() / 2**30})
+            print("fairicp", records["fairicp"][-1], flush=True)
+    finally:
+        torch.set_num_threads(torch_threads)
     with threadpool_limits(1):
         for n_judges in judges:
             records["ranker"].append(ranker_row(n_judges))
@@ -160,11 +251,6 @@ def run(quick=False):
         for n in dense_sizes:
             records["spectral_dense"].append(spectral_dense_row(n))
             print("spectral_dense", records["spectral_dense"][-1], flush=True)
-    X, y, sensitive = _synthetic(300)  # a first fit imports what torch and skorch import lazily
-    FairICPClassifier(mu=0.5, max_epochs=1).fit(X, y, sensitive_features=sensitive)
-    for n in icp_sizes:  # torch's own threads, as in bench_fairicp
-        records["fairicp"].append(fairicp_row(n))
-        print("fairicp", records["fairicp"][-1], flush=True)
     return records
 
 
