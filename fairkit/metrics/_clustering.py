@@ -33,9 +33,9 @@ def check_affinity(affinity, *, input_name="affinity"):
     ------
     ValueError
         If ``affinity`` is not square, holds NaN, infinite or negative weights, or
-        differs from its transpose: by 1e-10 or more in an entry of a sparse matrix, by
-        more than 1e-10 plus 1e-5 times the entry in a dense one (scikit-learn's
-        ``check_symmetric``).
+        differs from its transpose: by 1e-10 or more in an entry of a sparse matrix; in a
+        dense one, by more than 1e-10 plus 1e-5 times the smaller of the two mirrored
+        entries (scikit-learn's ``check_symmetric``).
     """
     W = check_array(affinity, accept_sparse="csr", dtype=np.float64, input_name=input_name)
     if W.shape[0] != W.shape[1]:

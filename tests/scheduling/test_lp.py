@@ -210,3 +210,12 @@ def test_fractional_shares_solve_small_lps_together(monkeypatch):
     together = lp_module.fractional_shares(Ps, 10)
     np.testing.assert_allclose(together, alone, rtol=1e-12)
     assert n_alone >= 30 and len(calls) <= n_alone / 5
+
+
+def test_blocks_of_very_different_scales_keep_their_own_answers():
+    # Review of issue 26: with one power-of-two scale for the whole batch, the small group's
+    # weights fell below HiGHS's 1e-9 drop tolerance and its share came out 1.995 instead of 6.468.
+    rng = np.random.default_rng(0)
+    large, small = rng.uniform(1, 2, (20, 2)) * 1e12, rng.uniform(1, 2, (20, 2))
+    together = lp_module.fractional_shares([large, small], 2)
+    np.testing.assert_allclose(together, [fractional_mms(large, 2), fractional_mms(small, 2)], rtol=1e-12)
