@@ -10,11 +10,14 @@
     rebuild ``benchmarks/README.md`` and its plots from ``benchmarks/results/*.json``.
 ``python -m benchmarks list``
     list the benchmarks.
+
+Interrupting the runner (Ctrl-C, or SIGTERM) also ends the benchmark it is running.
 """
 
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -40,7 +43,7 @@ def run_one(name, *, quick=False, bench_dir=HERE):
     bench_dir = Path(bench_dir)
     command = [sys.executable, "-m", f"{bench_dir.name}.bench_{name}", *(["--quick"] if quick else [])]
     start = time.perf_counter()
-    code = subprocess.run(command, cwd=bench_dir.parent).returncode
+    code = subprocess.run(command, cwd=bench_dir.parent).returncode  # killed if the runner is interrupted
     seconds = time.perf_counter() - start
     path = results_dir(quick, bench_dir) / f"{name}.json"
     if code == 0 and path.is_file():
@@ -108,5 +111,15 @@ def main(argv=None, bench_dir=HERE):
     return 0
 
 
+def cli(argv=None, bench_dir=HERE):
+    """``python -m benchmarks``: :func:`main`, with SIGTERM ending it as Ctrl-C does.
+
+    Both raise in the runner, and ``subprocess.run`` then kills the benchmark it runs, which
+    would otherwise run on, competing with the next run's measurements.
+    """
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    sys.exit(main(argv, bench_dir))
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    cli()

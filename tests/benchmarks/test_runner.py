@@ -1,9 +1,14 @@
 """The benchmark suite runner and its report, on fake benchmark modules in a scratch folder."""
 
+import contextlib
 import json
+import os
 import shutil
+import signal
+import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -111,3 +116,41 @@ def test_results_folder_can_be_redirected(bench_dir, tmp_path, monkeypatch, caps
 def test_unknown_benchmark_exits_2(bench_dir, capsys):
     assert main(["run", "nope"], bench_dir=bench_dir) == 2
     assert "unknown benchmark(s) nope; available: fake" in capsys.readouterr().err
+
+
+SLOW = '''
+import os
+import sys
+import time
+
+with open(sys.argv[0] + ".pid", "w") as file:
+    file.write(str(os.getpid()))
+time.sleep(120)
+'''
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_terminating_the_runner_ends_its_benchmark(bench_dir):
+    # Before: the runner died and its benchmark ran on, competing with the next run's measurements.
+    (bench_dir / "bench_slow.py").write_text(textwrap.dedent(SLOW))
+    pid_file = bench_dir / "bench_slow.py.pid"
+    script = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from pathlib import Path; "
+              "from benchmarks.__main__ import cli; "
+              f"cli(['run', 'slow', '--no-report'], Path({str(bench_dir)!r}))")
+    runner = subprocess.Popen([sys.executable, "-c", script])
+    benchmark = None
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline and runner.poll() is None
+            time.sleep(0.05)
+        benchmark = int(pid_file.read_text())
+        runner.send_signal(signal.SIGTERM)
+        assert runner.wait(timeout=30) == 128 + signal.SIGTERM
+        with pytest.raises(ProcessLookupError):  # reaped by the runner, not left running
+            os.kill(benchmark, 0)
+    finally:  # whatever failed, leave no process behind
+        runner.kill()
+        if benchmark is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(benchmark, signal.SIGKILL)
