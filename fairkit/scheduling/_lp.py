@@ -105,9 +105,10 @@ class _PrunedLPs:
         job, machine = np.nonzero(np.isfinite(P))
         time = P[job, machine]
         order = np.argsort(time, kind="stable")
-        self.job, self.machine, self.weight = job[order], machine[order], time[order] / n_copies
+        self.job, self.machine, time = job[order], machine[order], time[order]
+        self.weight = time / n_copies
         self.values = np.unique(time)
-        self.n_edges_upto = np.searchsorted(time[order], self.values, side="right")
+        self.n_edges_upto = np.searchsorted(time, self.values, side="right")
         self.first = np.searchsorted(self.values, P.min(axis=1).max())  # below it some job has no edge
         self.last = self.values.size - 1
         self.taus = {}
@@ -119,7 +120,9 @@ class _PrunedLPs:
 
 
 def _solve_taus(requests):
-    """Solve the LPs ``tau_s`` of ``requests`` (pairs of a ``_PrunedLPs`` and ``s``) not solved yet.
+    """Solve the LPs ``tau_s`` of ``requests`` not solved yet.
+
+    ``requests`` holds pairs of a ``_PrunedLPs`` and ``s``, at most one per ``_PrunedLPs``.
 
     LPs of different matrices are solved together, as blocks of one LP of at most
     ``BATCH_EDGES`` edges, where a solve's set-up outweighs its work. Measured on fits of
@@ -127,9 +130,10 @@ def _solve_taus(requests):
     time of separate solves; batches of 20,000 and 50,000 edges were up to 1.06× and 1.22×
     slower than separate solves at 1,000 jobs.
     """
-    todo = list({(id(lps), s): (lps, s) for lps, s in requests if s not in lps.taus}.values())
     batch, batch_edges = [], 0
-    for lps, s in todo:
+    for lps, s in requests:
+        if s in lps.taus:
+            continue
         n_edges = lps.n_edges_upto[s]
         if batch and batch_edges + n_edges > BATCH_EDGES:
             _solve_block(batch)
@@ -149,8 +153,8 @@ def _solve_block(batch):
         n_jobs, n_machines = n_jobs + lps.n_jobs, n_machines + lps.n_machines
     job, machine, weight, machine_block = (np.concatenate(part) for part in zip(*parts, strict=True))
     taus, _ = _min_max_load(job, machine, weight, n_jobs, n_machines, vertex=False,
-                            machine_block=machine_block if len(batch) > 1 else None)
-    for (lps, s), tau in zip(batch, np.atleast_1d(taus), strict=True):
+                            machine_block=machine_block)
+    for (lps, s), tau in zip(batch, taus, strict=True):
         lps.taus[s] = tau
 
 
