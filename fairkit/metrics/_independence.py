@@ -123,7 +123,9 @@ def equalized_odds_test(y_pred, y_true, *, sensitive_features, n_permutations=10
         ``predict(a, return_std=True)``. "auto" is a 64-unit one-hidden-layer network
         (scikit-learn's ``MLPClassifier`` with its L2 penalty chosen by held-out
         log-loss, or a heteroscedastic Gaussian network with early stopping for real
-        targets): the reference code's choice, without torch.
+        targets): the reference code's choice, without torch. Past 200,000 samples
+        it is fitted on a random subsample of about 200,000 (for classes, stratified
+        with every class kept) and predicts for all.
     n_sweeps : int, default=50
         Sweeps of the ICP Markov chain (burn-in, and per copy).
     random_state : int, RandomState instance or None, default=None

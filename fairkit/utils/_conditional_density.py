@@ -145,10 +145,11 @@ def fit_log_likelihood(a, y, *, classification, estimator="auto", random_state=N
         random_state = local_random_state(None).randint(np.iinfo(np.int32).max)
     rows = _density_rows(y, classification, random_state)
     fitted = slice(None) if rows is None else rows
-    if isinstance(estimator, str):
+    if isinstance(estimator, str) and classification:
         selection_rows = _PENALTY_SELECTION_ROWS if rows is None else _SUBSAMPLE_PENALTY_SELECTION_ROWS
-        estimator = (_default_class_density(y[fitted], random_state, selection_rows) if classification
-                     else HeteroscedasticMLP())
+        estimator = _default_class_density(y[fitted], random_state, selection_rows)
+    elif isinstance(estimator, str):
+        estimator = HeteroscedasticMLP()
     estimator = clone(estimator)
     if getattr(estimator, "random_state", False) is None:
         estimator.set_params(random_state=random_state)
