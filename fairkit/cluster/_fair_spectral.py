@@ -63,10 +63,11 @@ def _kmeans(embedding, n_clusters, n_init, rng):
 
 
 def _without_self_loops(W):
-    """A sparse affinity as CSR without self-loops or stored zeros, copied only if it has any.
+    """A sparse affinity as CSR without self-loops or stored zeros.
 
     A canonical matrix (sorted indices, no duplicates) without them is returned as it is,
-    sharing the arrays of the user's matrix; the user's matrix is never modified.
+    sharing the arrays of the user's matrix; any other is copied (and left as the copy's
+    ``setdiag`` and ``eliminate_zeros`` leave it), so the user's matrix is never modified.
     """
     W = sparse.csr_matrix(W)  # shares the arrays of a CSR array or matrix
     if W.has_canonical_format and not W.diagonal().any() and W.data.all():

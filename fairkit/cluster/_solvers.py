@@ -41,7 +41,7 @@ def connected_component_labels(adjacency):
             break
         frontier = unlabeled[:1]
         labels[frontier] = component
-        while frontier.size:
+        while frontier.size and (labels < 0).any():  # a complete graph ends after one row
             reached = np.zeros(n, dtype=bool)
             for start in range(0, frontier.size, rows_per_block):
                 reached |= np.any(adjacency[frontier[start:start + rows_per_block]] > 0, axis=0)
